@@ -1,0 +1,7 @@
+// The contact action as the app runs it: the configuration read at start and
+// the owner's name from the content module.
+import { config } from "~/config.server";
+import { site } from "~/content/site";
+import { createContactAction } from "./create-action.server";
+
+export const contactAction = createContactAction({ config, toName: site.name });

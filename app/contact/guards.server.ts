@@ -1,0 +1,57 @@
+// The refusals the original mail library had (403 block list, 429 throttle,
+// 451 headless browser), applied on the server where a bot cannot skip them,
+// plus the honeypot that spares the owner from naive spam bots.
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { AppConfig } from "~/config.server";
+import { clientKey } from "./client-ip.server";
+import { HONEYPOT_FIELD, type ContactMessage } from "./schema";
+
+export type GuardRefusal =
+  | { status: 403; reason: "blocklisted" }
+  | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
+  | { status: 451; reason: "headless_browser" };
+
+// Markers automation tools leave in the User-Agent.
+const HEADLESS_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
+
+/**
+ * The server's view of @emailjs/browser's blockHeadless (navigator.webdriver or
+ * no languages): an automation User-Agent, or no User-Agent or
+ * Accept-Language at all, which every real browser sends.
+ */
+export function looksHeadless(request: Request): boolean {
+  const userAgent = request.headers.get("user-agent") ?? "";
+  const languages = request.headers.get("accept-language") ?? "";
+  return userAgent.trim() === "" || languages.trim() === "" || HEADLESS_UA.test(userAgent);
+}
+
+/** True when a bot filled the field that people never see. */
+export function honeypotFilled(form: FormData): boolean {
+  return form.getAll(HONEYPOT_FIELD).some((value) => typeof value !== "string" || value.trim() !== "");
+}
+
+export type Guards = (request: Request, message: ContactMessage) => Promise<GuardRefusal | null>;
+
+export function createGuards(config: AppConfig): Guards {
+  const limiter = new RateLimiterMemory({
+    points: config.rateLimit.max,
+    duration: config.rateLimit.windowSeconds,
+  });
+
+  return async (request, message) => {
+    if (config.blocklist.has(message.email.toLowerCase())) {
+      return { status: 403, reason: "blocklisted" };
+    }
+    if (config.blockHeadless && looksHeadless(request)) {
+      return { status: 451, reason: "headless_browser" };
+    }
+    // Last, so refused senders do not use up a real client's allowance.
+    try {
+      await limiter.consume(clientKey(request, config.trustProxyHops));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { status: 429, reason: "rate_limited", retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000) };
+    }
+    return null;
+  };
+}

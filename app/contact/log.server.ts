@@ -1,0 +1,22 @@
+// One structured JSON line per contact outcome. Never message bodies,
+// addresses or keys: only what an operator needs to see the form is healthy.
+import type { ContactFailureReason } from "./schema";
+
+export type ContactEvent =
+  | { outcome: "accepted"; transport: "relay" | "outbox" }
+  | { outcome: "dropped"; reason: "honeypot" }
+  | { outcome: "refused"; status: number; reason: ContactFailureReason }
+  | {
+      outcome: "relayed";
+      ok: boolean;
+      /** 0 when no HTTP answer came back. */
+      upstreamStatus: number;
+      attempts: number;
+      durationMs: number;
+    };
+
+export type ContactLogger = (event: ContactEvent) => void;
+
+export const logContactEvent: ContactLogger = (event) => {
+  console.log(JSON.stringify({ time: new Date().toISOString(), event: "contact", ...event }));
+};

@@ -1,0 +1,46 @@
+// Where an accepted message goes: the EmailJS relay, or the local outbox when
+// no account is configured. Both log what happened, without the message.
+import type { MailConfig } from "~/config.server";
+import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind, type TemplateParams } from "./emailjs.server";
+import type { ContactLogger } from "./log.server";
+import { writeToOutbox } from "./outbox.server";
+import type { ContactFailureReason } from "./schema";
+
+export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
+
+export type Transport = (params: TemplateParams) => Promise<TransportResult>;
+
+// What the visitor's request answers when the provider did not take the mail.
+const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
+  rejected: { status: 502, reason: "upstream_rejected" },
+  server_error: { status: 502, reason: "upstream_error" },
+  unreachable: { status: 502, reason: "upstream_unreachable" },
+  timeout: { status: 504, reason: "upstream_timeout" },
+};
+
+export function createTransport(mail: MailConfig, log: ContactLogger, retry?: RetryOptions): Transport {
+  if (mail.mode === "outbox") {
+    return async (params) => {
+      log({ outcome: "accepted", transport: "outbox" });
+      try {
+        await writeToOutbox(mail.dir, params);
+        return { ok: true };
+      } catch {
+        return { ok: false, status: 500, reason: "outbox_write_failed" };
+      }
+    };
+  }
+
+  return async (params) => {
+    log({ outcome: "accepted", transport: "relay" });
+    const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry);
+    log({
+      outcome: "relayed",
+      ok: result.ok,
+      upstreamStatus: result.status,
+      attempts: result.attempts,
+      durationMs: result.durationMs,
+    });
+    return result.ok ? { ok: true } : { ok: false, ...FAILURE[result.failure] };
+  };
+}

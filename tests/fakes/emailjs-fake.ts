@@ -1,0 +1,155 @@
+// A real HTTP fake of the EmailJS API on 127.0.0.1, so tests exercise the
+// real network path. It records every send request and answers as told.
+// Vitest drives it in-process; Playwright workers (other processes) drive it
+// through the /__fake/* control endpoints.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type FakeMode =
+  | { kind: "status"; status: number; body?: string; delayMs?: number }
+  /** Accepts the request and never answers. */
+  | { kind: "hang" };
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  body: unknown;
+};
+
+export type EmailJsFake = {
+  /** Base URL to use as EMAILJS_API_URL. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** The answer for every request that the queue does not cover. */
+  setMode(mode: FakeMode): void;
+  /** One-shot answers used in order before the mode, e.g. two 503s then the mode. */
+  queue(...modes: FakeMode[]): void;
+  /** Back to 200 "OK", empty queue, no recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+};
+
+export const OK_MODE: FakeMode = { kind: "status", status: 200, body: "OK" };
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown) {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+export async function startEmailJsFake(options: { port?: number } = {}): Promise<EmailJsFake> {
+  const requests: RecordedRequest[] = [];
+  let mode: FakeMode = OK_MODE;
+  let pending: FakeMode[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+
+  const server = createServer(async (req, res) => {
+    const rawBody = await readBody(req);
+    const path = new URL(req.url ?? "/", "http://fake").pathname;
+
+    if (path.startsWith("/__fake/")) {
+      const control = parseJson(rawBody) as { mode?: FakeMode; queue?: FakeMode[] } | undefined;
+      if (req.method === "GET" && path === "/__fake/requests") return sendJson(res, 200, requests);
+      if (req.method === "POST" && path === "/__fake/reset") {
+        fake.reset();
+        return sendJson(res, 200, { ok: true });
+      }
+      if (req.method === "POST" && path === "/__fake/mode" && control?.mode) {
+        fake.setMode(control.mode);
+        if (control.queue) fake.queue(...control.queue);
+        return sendJson(res, 200, { ok: true });
+      }
+      return sendJson(res, 404, { error: "unknown control request" });
+    }
+
+    requests.push({ method: req.method ?? "", path, headers: req.headers, rawBody, body: parseJson(rawBody) });
+    const answer = pending.shift() ?? mode;
+    if (answer.kind === "hang") return; // the socket stays open until close()
+
+    const respond = () => {
+      res.writeHead(answer.status, { "Content-Type": "text/plain" });
+      res.end(answer.body ?? (answer.status < 300 ? "OK" : `Fake status ${answer.status}`));
+    };
+    if (!answer.delayMs) return respond();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      respond();
+    }, answer.delayMs);
+    timers.add(timer);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const fake: EmailJsFake = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    setMode(next) {
+      mode = next;
+    },
+    queue(...modes) {
+      pending.push(...modes);
+    },
+    reset() {
+      mode = OK_MODE;
+      pending = [];
+      requests.length = 0;
+    },
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}
+
+/** The control client Playwright tests use against a fake in another process. */
+export function fakeControl(baseUrl: string) {
+  const post = (path: string, body?: unknown) =>
+    fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body ?? {}),
+    }).then((res) => {
+      if (!res.ok) throw new Error(`fake control ${path} answered ${res.status}`);
+    });
+  return {
+    setMode: (mode: FakeMode, queue?: FakeMode[]) => post("/__fake/mode", { mode, queue }),
+    reset: () => post("/__fake/reset"),
+    requests: async (): Promise<RecordedRequest[]> => (await fetch(`${baseUrl}/__fake/requests`)).json(),
+  };
+}
+
+/** A port on 127.0.0.1 with nothing listening, for "connection refused". */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
