@@ -1,0 +1,51 @@
+import { Section } from "~/components/section";
+import { Card } from "~/components/ui/card";
+import { BriefcaseIcon, GraduationCapIcon } from "~/components/ui/icons";
+import type { SiteContent } from "~/content/site";
+
+export function About({ site }: { site: SiteContent }) {
+  const { education, experience, stat } = site;
+  return (
+    <Section id="about" eyebrow="About" title="About Me">
+      <div className="grid gap-10 lg:grid-cols-5">
+        <div className="space-y-5 text-lg leading-8 text-muted-foreground lg:col-span-3">
+          {site.about.intro.map((paragraph) => (
+            <p key={paragraph}>{paragraph}</p>
+          ))}
+          <div className="inline-flex items-baseline gap-3 rounded-lg border border-border bg-card px-5 py-4">
+            <span className="text-4xl font-bold text-primary">{stat.value}</span>
+            <span className="text-base font-medium text-foreground">{stat.label}</span>
+          </div>
+        </div>
+        <div className="grid gap-4 lg:col-span-2">
+          <Card className="p-6">
+            <div className="flex items-center gap-3">
+              <span className="grid size-10 place-items-center rounded-md bg-primary/10 text-primary">
+                <GraduationCapIcon className="size-5" />
+              </span>
+              <h3 className="text-lg font-semibold">Education</h3>
+            </div>
+            <p className="mt-4 font-medium">{education.degree}</p>
+            <p className="text-sm text-muted-foreground">{education.school}</p>
+            <p className="mt-2 text-sm text-muted-foreground">
+              {education.graduation} · {education.cgpa}
+            </p>
+          </Card>
+          <Card className="p-6">
+            <div className="flex items-center gap-3">
+              <span className="grid size-10 place-items-center rounded-md bg-primary/10 text-primary">
+                <BriefcaseIcon className="size-5" />
+              </span>
+              <h3 className="text-lg font-semibold">Experience</h3>
+            </div>
+            <p className="mt-4 font-medium">{experience.title}</p>
+            <p className="text-sm text-muted-foreground">
+              {experience.company} · {experience.start} – {experience.end}
+            </p>
+            <p className="mt-2 text-sm leading-6 text-muted-foreground">{experience.summary}</p>
+          </Card>
+        </div>
+      </div>
+    </Section>
+  );
+}

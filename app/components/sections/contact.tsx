@@ -1,0 +1,49 @@
+import { Section } from "~/components/section";
+import { Card } from "~/components/ui/card";
+import { GithubIcon, LinkedinIcon, MailIcon, PhoneIcon } from "~/components/ui/icons";
+import type { SiteContent } from "~/content/site";
+import type { ReactNode } from "react";
+
+export function Contact({ contact, form }: { contact: SiteContent["contact"]; form: ReactNode }) {
+  const items = [
+    { label: "Email", value: contact.email, href: `mailto:${contact.email}`, Icon: MailIcon, external: false },
+    { label: "Phone", value: contact.phone, href: `tel:${contact.phone.replace(/[^\d+]/g, "")}`, Icon: PhoneIcon, external: false },
+    { label: "LinkedIn", value: displayUrl(contact.linkedinUrl), href: contact.linkedinUrl, Icon: LinkedinIcon, external: true },
+    { label: "GitHub", value: displayUrl(contact.githubUrl), href: contact.githubUrl, Icon: GithubIcon, external: true },
+  ];
+  return (
+    <Section
+      id="contact"
+      eyebrow="Contact"
+      title="Get In Touch"
+      description="Have a project, a role or a question? Send a message and I'll reply within a couple of days."
+    >
+      <div className="grid gap-8 lg:grid-cols-5">
+        <ul className="space-y-3 lg:col-span-2">
+          {items.map(({ label, value, href, Icon, external }) => (
+            <li key={label}>
+              <a
+                href={href}
+                {...(external ? { target: "_blank", rel: "noopener noreferrer" } : {})}
+                className="flex items-center gap-4 rounded-lg border border-border bg-card p-4 transition-colors hover:border-primary/50"
+              >
+                <span className="grid size-10 shrink-0 place-items-center rounded-md bg-primary/10 text-primary">
+                  <Icon className="size-5" />
+                </span>
+                <span className="min-w-0">
+                  <span className="block text-sm text-muted-foreground">{label}</span>
+                  <span className="block break-words font-medium">{value}</span>
+                </span>
+              </a>
+            </li>
+          ))}
+        </ul>
+        <Card className="p-6 sm:p-8 lg:col-span-3">{form}</Card>
+      </div>
+    </Section>
+  );
+}
+
+function displayUrl(url: string) {
+  return url.replace(/^https?:\/\/(www\.)?/, "");
+}

@@ -1,0 +1,37 @@
+import { Section } from "~/components/section";
+import { Card } from "~/components/ui/card";
+import { BrainIcon, ChartIcon, CodeIcon, HeartPulseIcon } from "~/components/ui/icons";
+import type { Service, ServiceIcon } from "~/content/site";
+
+const icons: Record<ServiceIcon, typeof BrainIcon> = {
+  brain: BrainIcon,
+  code: CodeIcon,
+  chart: ChartIcon,
+  "heart-pulse": HeartPulseIcon,
+};
+
+export function Services({ services }: { services: readonly Service[] }) {
+  return (
+    <Section
+      id="services"
+      eyebrow="Services"
+      title="What I Can Do For You"
+      description="Focused help, from a first model to a product your users rely on."
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        {services.map((service) => {
+          const Icon = icons[service.icon];
+          return (
+            <Card key={service.title} className="p-6 transition-colors hover:border-primary/50">
+              <span className="grid size-11 place-items-center rounded-md bg-primary/10 text-primary">
+                <Icon className="size-5" />
+              </span>
+              <h3 className="mt-5 text-lg font-semibold">{service.title}</h3>
+              <p className="mt-2 leading-7 text-muted-foreground">{service.description}</p>
+            </Card>
+          );
+        })}
+      </div>
+    </Section>
+  );
+}

@@ -1,0 +1,62 @@
+import { useLocation, useRouteLoaderData } from "@remix-run/react";
+import type { FormEvent } from "react";
+import { useEffect } from "react";
+import { buttonClass } from "~/components/ui/button";
+import { MoonIcon, SunIcon } from "~/components/ui/icons";
+import { Tooltip } from "~/components/ui/tooltip";
+import { currentDocumentTheme, SET_THEME_ACTION, THEME_STORAGE_KEY, type ThemeName } from "~/lib/theme";
+import type { loader as rootLoader } from "~/root";
+
+function saveTheme(theme: ThemeName) {
+  try {
+    localStorage.setItem(THEME_STORAGE_KEY, theme);
+  } catch {
+    // Storage can be disabled; the cookie still keeps the choice.
+  }
+  void fetch(SET_THEME_ACTION, { method: "POST", body: new URLSearchParams({ theme }) });
+}
+
+/**
+ * Without JS this is a plain form: the server flips the cookie and redirects
+ * back. With JS it repaints at once and stores the choice in the background.
+ * Icon and label follow the <html> class through CSS, so the server never has
+ * to guess the theme of a visitor who has only a localStorage value.
+ */
+export function ThemeToggle() {
+  const { pathname, search } = useLocation();
+  const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
+
+  useEffect(() => {
+    // A choice kept only in localStorage (from before the cookie) becomes the cookie.
+    if (!serverTheme && localStorage.getItem(THEME_STORAGE_KEY)) saveTheme(currentDocumentTheme());
+  }, [serverTheme]);
+
+  function toggle(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const next: ThemeName = currentDocumentTheme() === "dark" ? "light" : "dark";
+    const root = document.documentElement;
+    root.classList.remove("light", "dark");
+    root.classList.add(next);
+    saveTheme(next);
+  }
+
+  const label = (
+    <>
+      <span className="hidden dark:inline">Switch to light theme</span>
+      <span className="dark:hidden">Switch to dark theme</span>
+    </>
+  );
+
+  return (
+    <form method="post" action={SET_THEME_ACTION} onSubmit={toggle}>
+      <input type="hidden" name="redirectTo" value={pathname + search} />
+      <Tooltip content={label}>
+        <button type="submit" className={buttonClass("ghost", "icon")}>
+          <SunIcon className="hidden dark:block" />
+          <MoonIcon className="dark:hidden" />
+          <span className="sr-only">{label}</span>
+        </button>
+      </Tooltip>
+    </form>
+  );
+}

@@ -1,0 +1,32 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { safeRedirectPath } from "~/lib/safe-redirect";
+import { parseThemeName, themeSessionResolver } from "~/theme.server";
+
+/**
+ * Stores the theme in the remix-themes cookie. remix-themes' own
+ * createThemeAction reads JSON, which a plain HTML form cannot send, so this
+ * action takes form data:
+ * - with JS the toggle posts `theme` and gets 204 (it already repainted);
+ * - without JS the form posts `redirectTo` (no theme: the server flips the
+ *   stored one) and is sent back to the page it came from.
+ */
+export async function action({ request }: ActionFunctionArgs) {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded") && !type.startsWith("multipart/form-data")) {
+    return new Response("Expected a form post.", { status: 415 });
+  }
+  const form = await request.formData();
+  const session = await themeSessionResolver(request);
+  const requested = parseThemeName(form.get("theme"));
+  const next = requested ?? (parseThemeName(session.getTheme()) === "light" ? "dark" : "light");
+  session.setTheme(next as Parameters<typeof session.setTheme>[0]);
+  const headers = { "Set-Cookie": await session.commit() };
+  const redirectTo = form.get("redirectTo");
+  if (redirectTo === null) return new Response(null, { status: 204, headers });
+  return redirect(safeRedirectPath(redirectTo), { headers });
+}
+
+export function loader() {
+  return redirect("/");
+}

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SERVE_BIN = `${ROOT}node_modules/@remix-run/serve/dist/cli.js`;
+const SERVER_BUILD = `${ROOT}build/server/index.js`;
+
+export type AppServer = {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<number | null>;
+};
+
+/**
+ * Starts the production build under remix-serve, exactly as `npm start` does,
+ * with the given environment, and resolves once /healthz answers.
+ */
+export async function startAppServer({
+  env = {},
+  port,
+  node = process.execPath,
+}: { env?: Record<string, string>; port?: number; node?: string } = {}): Promise<AppServer> {
+  if (!existsSync(SERVER_BUILD)) throw new Error("No production build: run `npm run build` first.");
+  const chosenPort = port ?? (await freePort());
+  let log = "";
+  const child = spawn(node, [SERVE_BIN, SERVER_BUILD], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", ...env, PORT: String(chosenPort) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk) => (log += chunk));
+  child.stderr?.on("data", (chunk) => (log += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = `http://127.0.0.1:${chosenPort}`;
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Server exited with ${child.exitCode}:\n${log}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`Server did not become healthy in 30 s:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    url,
+    port: chosenPort,
+    child,
+    output: () => log,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { vitePlugin as remix } from "@remix-run/dev";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig } from "vitest/config";
+import remixOptions from "./remix.config.js";
+
+export default defineConfig({
+  // remix.config.js holds the Remix options; the Vite plugin only sees them here.
+  plugins: [tailwindcss(), !process.env.VITEST && remix(remixOptions)],
+  resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
+  optimizeDeps: {
+    include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],
+  },
+  test: {
+    include: ["tests/unit/**/*.test.{ts,tsx}", "tests/integration/**/*.test.{ts,tsx}"],
+    environment: "node",
+    restoreMocks: true,
+  },
+});
+
+// Single fetch changes what loaders and actions return to the client (remix.config.js).
+declare module "@remix-run/node" {
+  interface Future {
+    v3_singleFetch: true;
+  }
+}
