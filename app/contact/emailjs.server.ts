@@ -97,8 +97,12 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
     });
     return { status: response.status, text: await response.text() };
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return { error: timedOut ? "timeout" : "unreachable" };
+    if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+      return { error: "timeout" };
+    }
+    // fetch reports connection failures (refused, reset, DNS) as a TypeError.
+    if (error instanceof TypeError) return { error: "unreachable" };
+    throw error;
   }
 }
 
@@ -122,7 +126,8 @@ export async function sendEmail(
   for (;;) {
     attempts += 1;
     const remaining = options.deadlineMs - elapsed();
-    const result = await attempt(url, payload, Math.max(1, Math.min(options.attemptTimeoutMs, remaining)));
+    // AbortSignal.timeout takes whole milliseconds only.
+    const result = await attempt(url, payload, Math.max(1, Math.ceil(Math.min(options.attemptTimeoutMs, remaining))));
     const durationMs = Math.round(elapsed());
 
     if ("status" in result) {

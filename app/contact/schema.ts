@@ -20,6 +20,9 @@ const NO_CONTROL_CHARS = /^[^\p{Cc}]*$/u;
 
 function requiredText(field: ContactField, label: string, required: string) {
   return z.string({ error: required }).check(
+    // Browsers submit textarea line breaks as CRLF but count them as one
+    // character in the field: count them the same way here.
+    z.overwrite((value) => value.replace(/\r\n?/g, "\n")),
     z.trim(),
     z.minLength(1, required),
     z.maxLength(FIELD_BOUNDS[field], `${label} must be at most ${FIELD_BOUNDS[field]} characters.`),

@@ -17,6 +17,8 @@ export type RecordedRequest = {
   rawBody: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   body: unknown;
+  /** Arrival time (performance.now() of the fake's process). */
+  at: number;
 };
 
 export type EmailJsFake = {
@@ -82,7 +84,14 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
       return sendJson(res, 404, { error: "unknown control request" });
     }
 
-    requests.push({ method: req.method ?? "", path, headers: req.headers, rawBody, body: parseJson(rawBody) });
+    requests.push({
+      method: req.method ?? "",
+      path,
+      headers: req.headers,
+      rawBody,
+      body: parseJson(rawBody),
+      at: performance.now(),
+    });
     const answer = pending.shift() ?? mode;
     if (answer.kind === "hang") return; // the socket stays open until close()
 

@@ -1,0 +1,92 @@
+// Shared by the contact tests: real Requests as a browser would send them, a
+// configuration built the way the server builds it, and a collecting logger.
+import { loadConfig, type AppConfig } from "~/config.server";
+import { createContactAction, type ContactActionOptions } from "~/contact/create-action.server";
+import type { RetryOptions } from "~/contact/emailjs.server";
+import type { ContactEvent } from "~/contact/log.server";
+import type { ContactFailure } from "~/contact/schema";
+
+export const OWNER = "Test Owner";
+
+export const VALID = {
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  subject: "Engines",
+  message: "Hello,\nI would like to talk about the analytical engine.",
+} as const;
+
+/** Fast enough for tests, same shape as the defaults. */
+export const FAST_RETRY: RetryOptions = { attemptTimeoutMs: 300, initialBackoffMs: 20, deadlineMs: 1_000 };
+
+export const BROWSER_HEADERS = {
+  "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  "Accept-Language": "en-GB,en;q=0.9",
+};
+
+export const silentConfigLogger = { info: () => {}, warn: () => {} };
+
+export function testConfig(env: Record<string, string | undefined>): AppConfig {
+  return loadConfig(env, silentConfigLogger);
+}
+
+export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    EMAILJS_PUBLIC_KEY: "pk_test_PUBLIC_123",
+    EMAILJS_SERVICE_ID: "service_test_456",
+    EMAILJS_TEMPLATE_ID: "template_test_789",
+    EMAILJS_API_URL: apiUrl,
+    ...extra,
+  };
+}
+
+export function setupAction(
+  env: Record<string, string | undefined>,
+  options: Partial<ContactActionOptions> = {},
+) {
+  const events: ContactEvent[] = [];
+  const action = createContactAction({
+    config: testConfig(env),
+    toName: OWNER,
+    retry: FAST_RETRY,
+    log: (event) => events.push(event),
+    ...options,
+  });
+  const run = async (request: Request) => action({ request, params: {}, context: {} });
+  return { action, run, events };
+}
+
+type FormValues = Record<string, string | string[]>;
+
+export function formBody(values: FormValues): URLSearchParams {
+  const body = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    for (const item of Array.isArray(value) ? value : [value]) body.append(key, item);
+  }
+  return body;
+}
+
+/** A urlencoded POST to "/?index", as a browser sends the form. */
+export function formRequest(values: FormValues, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/?index", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...BROWSER_HEADERS, ...headers },
+    body: formBody(values),
+  });
+}
+
+export function expectFailure(result: unknown): { status: number; data: ContactFailure; headers: Headers } {
+  // What Remix's data() returns (a DataWithResponseInit), checked by shape.
+  const answer = result as { type?: string; data: unknown; init: ResponseInit | null };
+  if (result instanceof Response || answer?.type !== "DataWithResponseInit") {
+    throw new Error(`expected a failure answer, got ${result instanceof Response ? `Response ${result.status}` : String(result)}`);
+  }
+  const init = answer.init ?? {};
+  return { status: init.status ?? 200, data: answer.data as ContactFailure, headers: new Headers(init.headers) };
+}
+
+export function expectRedirect(result: unknown): Response {
+  if (!(result instanceof Response)) {
+    throw new Error(`expected a redirect, got ${JSON.stringify(result)}`);
+  }
+  return result;
+}
