@@ -9,12 +9,12 @@ import { createGuards, honeypotFilled } from "./guards.server";
 import { logContactEvent, type ContactLogger } from "./log.server";
 import {
   CONTACT_FIELDS,
-  validateContact,
   type ContactFailure,
   type ContactFailureReason,
   type ContactFields,
   type FieldErrors,
-} from "./schema";
+} from "./contract";
+import { validateContact } from "./schema";
 import { createTransport } from "./transport.server";
 
 /**

@@ -4,7 +4,8 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
 import { clientKey } from "./client-ip.server";
-import { HONEYPOT_FIELD, type ContactMessage } from "./schema";
+import { HONEYPOT_FIELD } from "./contract";
+import type { ContactMessage } from "./schema";
 
 export type GuardRefusal =
   | { status: 403; reason: "blocklisted" }

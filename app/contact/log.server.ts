@@ -1,6 +1,6 @@
 // One structured JSON line per contact outcome. Never message bodies,
 // addresses or keys: only what an operator needs to see the form is healthy.
-import type { ContactFailureReason } from "./schema";
+import type { ContactFailureReason } from "./contract";
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }

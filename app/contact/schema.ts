@@ -1,19 +1,7 @@
 // Shared by the browser and the server: one source for the contact form's
-// rules, messages and outcome texts. zod/mini keeps the browser cost small.
+// rules and their messages. zod/mini keeps the browser cost small.
 import * as z from "zod/mini";
-
-export const CONTACT_FIELDS = ["name", "email", "subject", "message"] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
-
-export const FIELD_BOUNDS = {
-  name: 100,
-  email: 254,
-  subject: 200,
-  message: 5000,
-} as const satisfies Record<ContactField, number>;
-
-/** Hidden field that people never see; bots that fill it get a fake success. */
-export const HONEYPOT_FIELD = "website";
+import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
 
 // Name and subject end up in mail headers and one-line template slots.
 const NO_CONTROL_CHARS = /^[^\p{Cc}]*$/u;
@@ -43,8 +31,6 @@ export const contactSchema = z.object({
 });
 
 export type ContactMessage = z.infer<typeof contactSchema>;
-export type ContactFields = Record<ContactField, string>;
-export type FieldErrors = Partial<Record<ContactField, string>>;
 
 export type ContactValidation =
   | { ok: true; message: ContactMessage }
@@ -61,38 +47,3 @@ export function validateContact(input: Record<string, unknown>): ContactValidati
   }
   return { ok: false, fieldErrors };
 }
-
-export const OUTCOME_TEXT = {
-  sent: {
-    title: "Message Sent!",
-    description: "Thank you for your message. I'll get back to you soon!",
-  },
-  failed: {
-    title: "Error Sending Message",
-    description:
-      "There was an issue sending your message. Please try again or contact me directly.",
-  },
-} as const;
-
-/** Why a submission was refused or failed; logged and shown to the browser's console. */
-export type ContactFailureReason =
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "invalid_fields"
-  | "blocklisted"
-  | "rate_limited"
-  | "headless_browser"
-  | "upstream_rejected"
-  | "upstream_error"
-  | "upstream_unreachable"
-  | "upstream_timeout"
-  | "outbox_write_failed";
-
-/** What the action returns when the message was not sent (with its HTTP status). */
-export type ContactFailure = {
-  ok: false;
-  status: number;
-  reason: ContactFailureReason;
-  fields: ContactFields;
-  fieldErrors?: FieldErrors;
-};

@@ -4,7 +4,7 @@ import type { MailConfig } from "~/config.server";
 import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind, type TemplateParams } from "./emailjs.server";
 import type { ContactLogger } from "./log.server";
 import { writeToOutbox } from "./outbox.server";
-import type { ContactFailureReason } from "./schema";
+import type { ContactFailureReason } from "./contract";
 
 export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
 

@@ -1,4 +1,4 @@
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { SiteHeader } from "~/components/site-header";
 import { About } from "~/components/sections/about";
@@ -10,12 +10,17 @@ import { Projects } from "~/components/sections/projects";
 import { Resume } from "~/components/sections/resume";
 import { Services } from "~/components/sections/services";
 import { Skills } from "~/components/sections/skills";
+import { readContactFlash } from "~/contact/flash.server";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
 import { useNonce } from "~/lib/nonce";
 
-export function loader() {
-  return { site };
+export { contactAction as action } from "~/contact/action.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  // The outcome of a contact post, once; `headers` clears it.
+  const { outcome, headers } = await readContactFlash(request);
+  return data({ site, contactOutcome: outcome }, { headers });
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -39,7 +44,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
 export const links: LinksFunction = () => [{ rel: "canonical", href: site.siteUrl }];
 
 export default function Index() {
-  const { site } = useLoaderData<typeof loader>();
+  const { site, contactOutcome } = useLoaderData<typeof loader>();
   const nonce = useNonce();
   return (
     <>
@@ -57,7 +62,7 @@ export default function Index() {
         <Services services={site.services} />
         <Projects projects={site.projects} profileUrl={site.githubProfileUrl} />
         <Resume resume={site.resume} />
-        <Contact contact={site.contact} form={<ContactForm />} />
+        <Contact contact={site.contact} form={<ContactForm flash={contactOutcome} />} />
       </main>
       <Footer site={site} />
       <script

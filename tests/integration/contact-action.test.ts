@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readContactFlash } from "~/contact/flash.server";
 import { BODY_LIMIT_BYTES } from "~/contact/create-action.server";
-import { HONEYPOT_FIELD } from "~/contact/schema";
+import { HONEYPOT_FIELD } from "~/contact/contract";
 import { closedPort, startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import {
   BROWSER_HEADERS,

@@ -4,7 +4,7 @@ import { loadConfig, type AppConfig } from "~/config.server";
 import { createContactAction, type ContactActionOptions } from "~/contact/create-action.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
 import type { ContactEvent } from "~/contact/log.server";
-import type { ContactFailure } from "~/contact/schema";
+import type { ContactFailure } from "~/contact/contract";
 
 export const OWNER = "Test Owner";
 

@@ -1,33 +1,195 @@
+import { useActionData, useFetcher } from "@remix-run/react";
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { buttonClass } from "~/components/ui/button";
+import type { ToastItem } from "~/components/ui/toast";
+import {
+  FIELD_BOUNDS,
+  HONEYPOT_FIELD,
+  OUTCOME_TEXT,
+  type ContactFailure,
+  type ContactField,
+  type FieldErrors,
+} from "~/contact/contract";
+import type { validateContact } from "~/contact/schema";
+import { cn } from "~/lib/cn";
 
 const fieldClass =
-  "block w-full rounded-md border border-input bg-background px-3 py-2 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring";
+  "block w-full rounded-md border border-input bg-background px-3 py-2 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive";
 
-/** The contact form's markup; sending is wired by the contact relay. */
-export function ContactForm() {
+type Outcome = keyof typeof OUTCOME_TEXT;
+
+// Toasts only follow a submission: Radix loads then, not with the page.
+const loadToaster = () => import("~/components/ui/toast");
+const Toaster = lazy(loadToaster);
+// The schema (zod) loads once the visitor starts on the form; until then the
+// server's answer, from the same schema, reports the field errors.
+const loadSchema = () => import("~/contact/schema");
+
+/**
+ * The contact form. It posts to the index route's action: with JavaScript
+ * through a fetcher (no reload, toasts); without it as a plain HTML form, and
+ * the page that comes back shows the outcome inline.
+ */
+export function ContactForm({ flash }: { flash: "sent" | null }) {
+  const fetcher = useFetcher<ContactFailure>();
+  // Only set after a plain HTML post that failed (no JavaScript).
+  const documentFailure = useActionData<ContactFailure>();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>(documentFailure?.fieldErrors ?? {});
+  // What the server rendered: the outcome of a post made without JavaScript.
+  const [inline, setInline] = useState<Outcome | null>(documentFailure ? "failed" : flash);
+  const [toasts, setToasts] = useState<ToastItem[]>([]);
+  const submitted = useRef(false);
+  const validate = useRef<typeof validateContact>();
+  const busy = fetcher.state !== "idle";
+
+  // A fetcher post ends idle: with data when the action answered a failure,
+  // without when it redirected (success; the redirect also read the flash).
+  useEffect(() => {
+    if (fetcher.state === "submitting") submitted.current = true;
+    if (fetcher.state !== "idle" || !submitted.current) return;
+    submitted.current = false;
+    const failure = fetcher.data;
+    const outcome: Outcome = failure ? "failed" : "sent";
+    if (failure) {
+      console.error(`Contact form: message not sent (status ${failure.status}, ${failure.reason})`);
+      setFieldErrors(failure.fieldErrors ?? {});
+    } else {
+      for (const element of formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea") ?? []) {
+        element.value = "";
+      }
+      setFieldErrors({});
+    }
+    setInline(null);
+    const variant = outcome === "failed" ? "destructive" : "default";
+    setToasts((current) => [...current, { id: Date.now(), variant, ...OUTCOME_TEXT[outcome] }]);
+  }, [fetcher.state, fetcher.data]);
+
+  // Same schema as the server: catch what the browser's own checks let through
+  // (a message of spaces, say) before anything is sent.
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    void loadToaster(); // ready by the time the answer comes
+    const result = validate.current?.(Object.fromEntries(new FormData(event.currentTarget)));
+    if (!result || result.ok) return setFieldErrors({});
+    event.preventDefault();
+    setFieldErrors(result.fieldErrors);
+    const first = Object.keys(result.fieldErrors)[0];
+    event.currentTarget.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+  }
+
+  function clearError(field: string) {
+    if (!(field in fieldErrors)) return;
+    setFieldErrors((current) => {
+      const next = { ...current };
+      delete next[field as ContactField];
+      return next;
+    });
+  }
+
+  const fields = documentFailure?.fields;
+  const field = (name: ContactField) => ({
+    id: `contact-${name}`,
+    name,
+    required: true,
+    maxLength: FIELD_BOUNDS[name],
+    defaultValue: fields?.[name],
+    "aria-invalid": fieldErrors[name] ? true : undefined,
+    "aria-describedby": fieldErrors[name] ? `contact-${name}-error` : undefined,
+    className: fieldClass,
+  });
+
   return (
-    <form method="post" className="space-y-5">
-      <div className="grid gap-5 sm:grid-cols-2">
-        <div className="space-y-2">
-          <label htmlFor="contact-name" className="text-sm font-medium">Name</label>
-          <input id="contact-name" name="name" required autoComplete="name" className={fieldClass} />
+    <>
+      <fetcher.Form
+        ref={formRef}
+        method="post"
+        // The hash brings a visitor without JavaScript back to this section.
+        action="/?index#contact"
+        onSubmit={onSubmit}
+        onFocus={() => {
+          if (!validate.current) void loadSchema().then((schema) => (validate.current = schema.validateContact));
+        }}
+        onInput={(event) => clearError((event.target as HTMLInputElement).name)}
+        className="space-y-5"
+      >
+        <div className="grid gap-5 sm:grid-cols-2">
+          <Field label="Name" name="name" error={fieldErrors.name}>
+            <input {...field("name")} autoComplete="name" />
+          </Field>
+          <Field label="Email" name="email" error={fieldErrors.email}>
+            <input {...field("email")} type="email" autoComplete="email" />
+          </Field>
         </div>
-        <div className="space-y-2">
-          <label htmlFor="contact-email" className="text-sm font-medium">Email</label>
-          <input id="contact-email" name="email" type="email" required autoComplete="email" className={fieldClass} />
+        <Field label="Subject" name="subject" error={fieldErrors.subject}>
+          <input {...field("subject")} />
+        </Field>
+        <Field label="Message" name="message" error={fieldErrors.message}>
+          <textarea {...field("message")} rows={5} />
+        </Field>
+        {/* People never see this field; bots that fill it get a fake success. */}
+        <div aria-hidden="true" className="sr-only">
+          <label htmlFor="contact-website">Website</label>
+          <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
         </div>
-      </div>
-      <div className="space-y-2">
-        <label htmlFor="contact-subject" className="text-sm font-medium">Subject</label>
-        <input id="contact-subject" name="subject" required className={fieldClass} />
-      </div>
-      <div className="space-y-2">
-        <label htmlFor="contact-message" className="text-sm font-medium">Message</label>
-        <textarea id="contact-message" name="message" rows={5} required className={fieldClass} />
-      </div>
-      <button type="submit" className={buttonClass("primary", "md", "w-full sm:w-auto")}>
-        Send Message
-      </button>
-    </form>
+        <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
+          <button type="submit" disabled={busy} className={buttonClass("primary", "md", "w-full sm:w-auto")}>
+            {busy ? "Sending..." : "Send Message"}
+          </button>
+        </div>
+        <InlineOutcome outcome={inline} />
+      </fetcher.Form>
+      {toasts.length > 0 ? (
+        <Suspense fallback={null}>
+          <Toaster
+            toasts={toasts}
+            onDismiss={(id) => setToasts((current) => current.filter((toast) => toast.id !== id))}
+          />
+        </Suspense>
+      ) : null}
+    </>
+  );
+}
+
+function Field({
+  label,
+  name,
+  error,
+  children,
+}: {
+  label: string;
+  name: ContactField;
+  error?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="space-y-2">
+      <label htmlFor={`contact-${name}`} className="text-sm font-medium">
+        {label}
+      </label>
+      {children}
+      {error ? (
+        <p id={`contact-${name}-error`} className="text-sm font-medium text-destructive">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The outcome of a post made without JavaScript, in a live region. */
+function InlineOutcome({ outcome }: { outcome: Outcome | null }) {
+  if (!outcome) return null;
+  const { title, description } = OUTCOME_TEXT[outcome];
+  return (
+    <div
+      role={outcome === "sent" ? "status" : "alert"}
+      className={cn(
+        "rounded-md border p-4 text-sm",
+        outcome === "sent" ? "border-success/40 bg-success/10" : "border-destructive/50 bg-destructive/10",
+      )}
+    >
+      <p className={cn("font-semibold", outcome === "sent" ? "text-success" : "text-destructive")}>{title}</p>
+      <p className="mt-1 text-foreground">{description}</p>
+    </div>
   );
 }

@@ -1,0 +1,54 @@
+// What the contact form and its action agree on: field names and bounds, the
+// honeypot, the outcome texts and the failure answer. No zod here, so the
+// page can load this at once and the validation schema only when needed.
+
+export const CONTACT_FIELDS = ["name", "email", "subject", "message"] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+
+export const FIELD_BOUNDS = {
+  name: 100,
+  email: 254,
+  subject: 200,
+  message: 5000,
+} as const satisfies Record<ContactField, number>;
+
+/** Hidden field that people never see; bots that fill it get a fake success. */
+export const HONEYPOT_FIELD = "website";
+
+export type ContactFields = Record<ContactField, string>;
+export type FieldErrors = Partial<Record<ContactField, string>>;
+
+export const OUTCOME_TEXT = {
+  sent: {
+    title: "Message Sent!",
+    description: "Thank you for your message. I'll get back to you soon!",
+  },
+  failed: {
+    title: "Error Sending Message",
+    description:
+      "There was an issue sending your message. Please try again or contact me directly.",
+  },
+} as const;
+
+/** Why a submission was refused or failed; logged and shown to the browser's console. */
+export type ContactFailureReason =
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "invalid_fields"
+  | "blocklisted"
+  | "rate_limited"
+  | "headless_browser"
+  | "upstream_rejected"
+  | "upstream_error"
+  | "upstream_unreachable"
+  | "upstream_timeout"
+  | "outbox_write_failed";
+
+/** What the action returns when the message was not sent (with its HTTP status). */
+export type ContactFailure = {
+  ok: false;
+  status: number;
+  reason: ContactFailureReason;
+  fields: ContactFields;
+  fieldErrors?: FieldErrors;
+};
