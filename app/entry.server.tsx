@@ -5,10 +5,17 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { installShutdownBound } from "~/lib/graceful-shutdown.server";
+import { htmlCache } from "~/lib/html-cache.server";
 import { NonceProvider } from "~/lib/nonce";
+import { applyPageCaching } from "~/lib/page-cache.server";
 import { applySecurityHeaders } from "~/lib/security-headers.server";
 
 const ABORT_DELAY = 5_000;
+
+// Only under the production server: elsewhere nothing would close the server
+// on SIGTERM, and the handler would just delay the exit.
+if (process.env.NODE_ENV === "production") installShutdownBound();
 
 export default function handleRequest(
   request: Request,
@@ -19,8 +26,14 @@ export default function handleRequest(
 ) {
   const nonce = randomBytes(16).toString("base64");
   applySecurityHeaders(responseHeaders, nonce);
-  // Bots get the whole document at once; browsers get it streamed.
-  const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
+  applyPageCaching(responseHeaders);
+  // Same URL and loader data, same page: it is rendered once and served again
+  // with this response's nonce (html-cache.server.ts).
+  const cache = htmlCache(request, responseStatusCode, responseHeaders, remixContext, nonce);
+  if (cache.hit) return cache.hit;
+  // Bots, and pages to keep, get the whole document at once; browsers get it streamed.
+  const whole = cache.cacheable || isbot(request.headers.get("user-agent") ?? "");
+  const readyEvent = whole ? "onAllReady" : "onShellReady";
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -35,10 +48,12 @@ export default function handleRequest(
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            }),
+            cache.keep(
+              new Response(createReadableStreamFromReadable(body), {
+                headers: responseHeaders,
+                status: responseStatusCode,
+              }),
+            ),
           );
           pipe(body);
         },
@@ -52,11 +67,13 @@ export default function handleRequest(
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY);
+    // unref'd: it cuts a stuck render, and must not hold a shutting-down process.
+    setTimeout(abort, ABORT_DELAY).unref();
   });
 }
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
   applySecurityHeaders(response.headers);
+  applyPageCaching(response.headers);
   return response;
 };

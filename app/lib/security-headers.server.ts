@@ -1,5 +1,6 @@
 /** Security headers shared by every response the app makes. */
 
+/** The policy of an HTML page: scripts run only with this response's nonce. */
 export function contentSecurityPolicy(nonce: string) {
   return [
     "default-src 'self'",
@@ -17,8 +18,15 @@ export function contentSecurityPolicy(nonce: string) {
   ].join("; ");
 }
 
+/**
+ * Data, JSON and redirects are never rendered as pages; should one be opened
+ * in a tab anyway, it may load nothing and cannot be framed.
+ */
+export const NON_DOCUMENT_CSP = "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+/** Sets the headers; a document passes its nonce, anything else gets the locked-down policy. */
 export function applySecurityHeaders(headers: Headers, nonce?: string) {
-  if (nonce) headers.set("Content-Security-Policy", contentSecurityPolicy(nonce));
+  headers.set("Content-Security-Policy", nonce ? contentSecurityPolicy(nonce) : NON_DOCUMENT_CSP);
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   headers.set(
@@ -30,4 +38,13 @@ export function applySecurityHeaders(headers: Headers, nonce?: string) {
     headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
   }
   return headers;
+}
+
+/**
+ * For resource routes: Remix passes their responses through neither
+ * handleRequest nor handleDataRequest, so they call this themselves.
+ */
+export function withSecurityHeaders(response: Response): Response {
+  applySecurityHeaders(response.headers);
+  return response;
 }
