@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { safeRedirectPath } from "~/lib/safe-redirect";
+import { withSecurityHeaders } from "~/lib/security-headers.server";
 import { parseThemeName, themeSessionResolver } from "~/theme.server";
 
 /**
@@ -14,7 +15,7 @@ import { parseThemeName, themeSessionResolver } from "~/theme.server";
 export async function action({ request }: ActionFunctionArgs) {
   const type = request.headers.get("content-type") ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded") && !type.startsWith("multipart/form-data")) {
-    return new Response("Expected a form post.", { status: 415 });
+    return withSecurityHeaders(new Response("Expected a form post.", { status: 415 }));
   }
   const form = await request.formData();
   const session = await themeSessionResolver(request);
@@ -23,10 +24,10 @@ export async function action({ request }: ActionFunctionArgs) {
   session.setTheme(next as Parameters<typeof session.setTheme>[0]);
   const headers = { "Set-Cookie": await session.commit() };
   const redirectTo = form.get("redirectTo");
-  if (redirectTo === null) return new Response(null, { status: 204, headers });
-  return redirect(safeRedirectPath(redirectTo), { headers });
+  if (redirectTo === null) return withSecurityHeaders(new Response(null, { status: 204, headers }));
+  return withSecurityHeaders(redirect(safeRedirectPath(redirectTo), { headers }));
 }
 
 export function loader() {
-  return redirect("/");
+  return withSecurityHeaders(redirect("/"));
 }
