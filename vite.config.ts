@@ -7,6 +7,10 @@ export default defineConfig({
   // remix.config.js holds the Remix options; the Vite plugin only sees them here.
   plugins: [tailwindcss(), !process.env.VITEST && remix(remixOptions)],
   resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
+  // remix-serve gives everything in build/client a one-year immutable cache,
+  // right only for hashed files; public/ stays out of it and is served from
+  // public/ with remix-serve's one-hour cache (the image copies public/).
+  build: { copyPublicDir: false },
   optimizeDeps: {
     include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],
   },
