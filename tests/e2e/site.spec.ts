@@ -1,0 +1,200 @@
+// The home page's structure, links and head, the 404 page and /healthz,
+// against the production build.
+import { expect, test, type Locator } from "@playwright/test";
+import { startAppServer } from "../support/app-server";
+import { site } from "../support/site";
+
+const NEW_TAB = { target: "_blank", rel: "noopener noreferrer" };
+
+async function expectExternal(link: Locator, href: string) {
+  await expect(link).toHaveAttribute("href", href);
+  await expect(link).toHaveAttribute("target", NEW_TAB.target);
+  await expect(link).toHaveAttribute("rel", NEW_TAB.rel);
+}
+
+test.describe("home page structure", () => {
+  test.beforeEach(async ({ page }) => {
+    const response = await page.goto("/");
+    expect(response?.status()).toBe(200);
+  });
+
+  test("has the sections in the spec's order, with the nav ids", async ({ page }) => {
+    const ids = await page.locator("main > section").evaluateAll((sections) => sections.map((section) => section.id));
+    // Resume sits between Projects and Get In Touch but is not in the nav.
+    expect(ids).toEqual(["home", "about", "skills", "services", "projects", "resume", "contact"]);
+    const navHrefs = await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link")
+      .evaluateAll((links) => links.map((link) => link.getAttribute("href")));
+    expect(navHrefs).toEqual(site.nav.map((item) => `#${item.id}`));
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link")).toHaveText(
+      site.nav.map((item) => item.label),
+    );
+  });
+
+  test("has landmarks, one h1 and a skip link", async ({ page }) => {
+    await expect(page.getByRole("banner")).toHaveCount(1);
+    await expect(page.getByRole("main")).toHaveCount(1);
+    await expect(page.getByRole("contentinfo")).toContainText(site.footer);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(site.name);
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    await expect(skip).toHaveAttribute("href", "#main");
+  });
+
+  test("hero buttons lead to Projects and Get In Touch", async ({ page }) => {
+    const hero = page.locator("#home");
+    await expect(hero.getByRole("link", { name: "View My Work" })).toHaveAttribute("href", "#projects");
+    await expect(hero.getByRole("link", { name: "Get In Touch" })).toHaveAttribute("href", "#contact");
+  });
+
+  test("project cards link to GitHub, and to a demo except for the third", async ({ page }) => {
+    const cards = page.locator("#projects").getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3 }) });
+    await expect(cards).toHaveCount(site.projects.length);
+    for (const [index, project] of site.projects.entries()) {
+      const card = cards.nth(index);
+      await expect(card.getByRole("heading", { level: 3 })).toHaveText(project.title);
+      await expect(card).toContainText(project.description);
+      await expect(card.getByRole("listitem")).toHaveText([...project.technologies]);
+      await expectExternal(card.getByRole("link", { name: /GitHub/ }), project.githubUrl);
+      const demo = card.getByRole("link", { name: /live demo/i });
+      if (project.demoUrl) await expectExternal(demo, project.demoUrl);
+      else await expect(demo).toHaveCount(0);
+    }
+    expect(site.projects.filter((project) => project.demoUrl)).toHaveLength(2);
+    await expect(page.getByRole("link", { name: /live demo/i })).toHaveCount(2);
+    await expectExternal(page.getByRole("link", { name: "View All Projects on GitHub" }), site.githubProfileUrl);
+  });
+
+  test("both resume buttons open the same hosted document", async ({ page }) => {
+    const resume = page.locator("#resume");
+    await expect(resume).toContainText(site.resume.date);
+    await expectExternal(resume.getByRole("link", { name: "Download Resume" }), site.resume.url);
+    await expectExternal(resume.getByRole("link", { name: "View Online" }), site.resume.url);
+  });
+
+  test("contact list: mailto, tel, LinkedIn and GitHub", async ({ page }) => {
+    const list = page.locator("#contact").getByRole("list").first();
+    await expect(list.getByRole("link", { name: /email/i })).toHaveAttribute("href", `mailto:${site.contact.email}`);
+    await expect(list.getByRole("link", { name: /email/i })).not.toHaveAttribute("target", /.*/);
+    const tel = await list.getByRole("link", { name: /phone/i }).getAttribute("href");
+    expect(tel).toBe(`tel:${site.contact.phone.replace(/[^\d+]/g, "")}`);
+    await expectExternal(list.getByRole("link", { name: /linkedin/i }), site.contact.linkedinUrl);
+    await expectExternal(list.getByRole("link", { name: /github/i }), site.contact.githubUrl);
+  });
+
+  test("every link that leaves the site opens a new tab safely", async ({ page }) => {
+    const links = await page.locator("a[href]").evaluateAll((anchors) =>
+      anchors.map((a) => ({ href: a.getAttribute("href")!, target: a.getAttribute("target"), rel: a.getAttribute("rel") })),
+    );
+    const external = links.filter((link) => /^https?:/.test(link.href));
+    // 3 GitHub + 2 demos + all projects + 2 resume + 2 contact + 2 hero icons.
+    expect(external.length).toBe(12);
+    for (const link of external) expect(link, link.href).toMatchObject(NEW_TAB);
+    for (const link of links.filter((link) => link.target === "_blank")) expect(link.rel, link.href).toBe(NEW_TAB.rel);
+  });
+
+  test("footer reads © 2025", async ({ page }) => {
+    await expect(page.getByRole("contentinfo")).toContainText("© 2025");
+  });
+
+  test("the head: title, description, canonical, social cards, theme colours, favicon, JSON-LD", async ({ page }) => {
+    const title = `${site.name} — ${site.role}`;
+    await expect(page).toHaveTitle(title);
+    const meta = (selector: string) => page.locator(`head meta[${selector}]`);
+    await expect(meta('name="description"')).toHaveAttribute("content", site.description);
+    await expect(page.locator('head link[rel="canonical"]')).toHaveAttribute("href", site.siteUrl);
+    await expect(meta('property="og:type"')).toHaveAttribute("content", "website");
+    await expect(meta('property="og:title"')).toHaveAttribute("content", title);
+    await expect(meta('property="og:description"')).toHaveAttribute("content", site.description);
+    await expect(meta('property="og:url"')).toHaveAttribute("content", site.siteUrl);
+    await expect(meta('property="og:site_name"')).toHaveAttribute("content", site.name);
+    await expect(meta('name="twitter:card"')).toHaveAttribute("content", "summary");
+    await expect(meta('name="twitter:title"')).toHaveAttribute("content", title);
+    await expect(meta('name="twitter:description"')).toHaveAttribute("content", site.description);
+
+    const themeColors = await meta('name="theme-color"').evaluateAll((metas) =>
+      metas.map((m) => [m.getAttribute("media"), m.getAttribute("content")]),
+    );
+    expect(themeColors).toHaveLength(2);
+    expect(themeColors.map(([media]) => media).sort()).toEqual([
+      "(prefers-color-scheme: dark)",
+      "(prefers-color-scheme: light)",
+    ]);
+    for (const [, color] of themeColors) expect(color).toMatch(/^#[0-9a-f]{6}$/i);
+
+    const favicon = await page.locator('head link[rel="icon"]').getAttribute("href");
+    const icon = await page.request.get(favicon!);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+
+    const person = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!);
+    expect(person).toMatchObject({
+      "@context": "https://schema.org",
+      "@type": "Person",
+      name: site.name,
+      jobTitle: site.role,
+      url: site.siteUrl,
+      sameAs: [site.contact.linkedinUrl, site.contact.githubUrl],
+    });
+  });
+
+  test("tooltips name the icon-only controls on hover", async ({ page }) => {
+    const tooltip = page.getByRole("tooltip");
+    await page.getByRole("button", { name: "Switch to light theme" }).hover();
+    // The label follows the theme through CSS: only the dark-mode text shows.
+    await expect(tooltip.getByText("Switch to light theme")).toBeVisible();
+    await expect(tooltip.getByText("Switch to dark theme")).toBeHidden();
+    // Several steps, as a real pointer: Radix closes on the moves after leaving.
+    await page.mouse.move(0, 400, { steps: 5 });
+    await expect(tooltip).toHaveCount(0);
+    await page.locator("#home").getByRole("link", { name: "GitHub profile" }).hover();
+    await expect(tooltip).toHaveText("GitHub profile");
+  });
+});
+
+test("robots.txt and /healthz answer", async ({ request }) => {
+  const robots = await request.get("/robots.txt");
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toMatch(/^User-agent: \*/m);
+  const health = await request.get("/healthz");
+  expect(health.status()).toBe(200);
+});
+
+test.describe("404", () => {
+  test("an unknown path answers 404 with the spec's texts, a link home and a console error", async ({ page }) => {
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    const response = await page.goto("/no/such-page?x=1");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("404");
+    await expect(page.getByText("Oops! Page not found")).toBeVisible();
+    const home = page.getByRole("link", { name: /return to home/i });
+    await expect(home).toHaveAttribute("href", "/");
+    await expect.poll(() => errors.some((text) => text.includes("/no/such-page"))).toBe(true);
+
+    await home.click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(site.name);
+  });
+
+  test("the server logs the unknown path", async () => {
+    // A server of its own: the shared one's log lives in the runner process.
+    const app = await startAppServer({ env: { OUTBOX_DIR: test.info().outputPath("outbox") } });
+    try {
+      const response = await fetch(`${app.url}/missing-${test.info().workerIndex}`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain("Oops! Page not found");
+      await expect.poll(() => app.output()).toContain(`404: "/missing-${test.info().workerIndex}"`);
+    } finally {
+      await app.stop();
+    }
+  });
+});
