@@ -1,0 +1,104 @@
+// Byte budgets of a first visit to `/`, measured on the production build in
+// Chromium: every request of the first load (document, stylesheet, scripts
+// and module preloads, anything fetched after hydration) until the network
+// is idle. Sizes are response bodies as they crossed the wire, HTTP headers
+// excluded, with the browser asked for gzip only, so the budgets hold for the
+// least capable client (brotli, which Chromium prefers, only makes them smaller).
+// KB here means 1000 bytes.
+import { chromium, type Browser } from "@playwright/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { measureFirstLoad, summarize } from "../../bench/lib/first-load.mjs";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { chromiumArgs, systemChromium } from "../support/chromium";
+
+const KB = 1000;
+const BUDGET = { scriptBytes: 110 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };
+
+type Measured = Awaited<ReturnType<typeof measureFirstLoad>>;
+type RequestRecord = Measured["requests"][number];
+
+/** Every broken budget or rule, as readable lines; empty when the load is within budget. */
+function budgetViolations(
+  requests: RequestRecord[],
+  origin: string,
+  budget: typeof BUDGET = BUDGET,
+): string[] {
+  const { byType } = summarize(requests);
+  const out: string[] = [];
+  const over = (what: string, bytes: number, limit: number) => {
+    if (bytes > limit) out.push(`${what}: ${(bytes / KB).toFixed(1)} KB > ${limit / KB} KB`);
+  };
+  over("JS", byType.script!.wireBytes, budget.scriptBytes);
+  over("CSS", byType.stylesheet!.wireBytes, budget.stylesheetBytes);
+  over("HTML", byType.document!.wireBytes, budget.documentBytes);
+  for (const r of requests) {
+    if (new URL(r.url).origin !== origin) out.push(`request to another host: ${r.url}`);
+    if (r.type === "font") out.push(`web font: ${r.url}`);
+    if (r.failure) out.push(`failed request: ${r.url} (${r.failure})`);
+    if (r.status !== null && r.status >= 400) out.push(`${r.status}: ${r.url}`);
+  }
+  return out;
+}
+
+describe("first visit to / (production build, Chromium, gzip)", () => {
+  let app: AppServer;
+  let browser: Browser;
+  let first: Measured;
+  let html: string;
+
+  beforeAll(async () => {
+    app = await startAppServer();
+    browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
+    first = await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" });
+    html = await (await fetch(`${app.url}/`)).text();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it("loads HTML, CSS and JS, all compressed with gzip", () => {
+    const { byType } = first;
+    expect(byType.document!.requests).toBe(1);
+    expect(byType.stylesheet!.requests).toBeGreaterThan(0);
+    expect(byType.script!.requests).toBeGreaterThan(0);
+    for (const r of first.requests.filter((r) => r.wireBytes > 1500)) {
+      expect(r.encoding, r.url).toBe("gzip");
+    }
+  });
+
+  it(`stays within JS ${BUDGET.scriptBytes / KB} KB, CSS ${BUDGET.stylesheetBytes / KB} KB, HTML ${BUDGET.documentBytes / KB} KB, one host, no web font`, () => {
+    const summary = Object.entries(first.byType)
+      .map(([type, b]) => `${type}: ${b.requests} req, ${(b.wireBytes / KB).toFixed(1)} KB`)
+      .join("; ");
+    expect(budgetViolations(first.requests, app.url), summary).toEqual([]);
+  });
+
+  it("counts every script the document asks for, module preloads included", () => {
+    const asked = new Set(
+      [...html.matchAll(/<(?:link rel="modulepreload"|script)[^>]* (?:href|src)="([^"]+\.js)"/g)].map((m) => m[1]),
+    );
+    const loaded = new Set(first.requests.filter((r) => r.type === "script").map((r) => new URL(r.url).pathname));
+    expect(asked.size).toBeGreaterThan(0);
+    for (const path of asked) expect(loaded, path).toContain(path);
+  });
+
+  it("has no render-blocking image or font: no image, font or preload of one in the document", () => {
+    expect(html).not.toMatch(/<img\b/i);
+    expect(html).not.toMatch(/<link[^>]+rel="preload"[^>]+as="(?:image|font)"/i);
+    expect(html).not.toMatch(/@font-face|fonts\.googleapis|fonts\.gstatic/i);
+    const images = first.requests.filter((r) => r.type === "image" || r.type === "font");
+    expect(images.map((r) => r.url)).toEqual([]);
+  });
+
+  it("fails when a budget is exceeded", () => {
+    const tight = { scriptBytes: 1 * KB, stylesheetBytes: 1 * KB, documentBytes: 1 * KB };
+    const violations = budgetViolations(first.requests, app.url, tight);
+    expect(violations.map((v) => v.split(":")[0])).toEqual(["JS", "CSS", "HTML"]);
+    const foreign = { ...first.requests[0]!, url: "https://fonts.example.com/x.woff2", type: "font" };
+    expect(budgetViolations([...first.requests, foreign], app.url)).toEqual(
+      expect.arrayContaining([`request to another host: ${foreign.url}`, `web font: ${foreign.url}`]),
+    );
+  });
+});

@@ -1,0 +1,79 @@
+// The rendered-page cache (app/lib/html-cache.server.ts) against the
+// production server: every response has its own nonce, in its CSP header and
+// on every script; the markup is otherwise the one React rendered; the theme
+// cookie and form posts never get another visitor's page.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+
+const BROWSER = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36" };
+
+type Page = { status: number; html: string; nonce: string };
+
+function cspNonce(res: Response): string {
+  const csp = res.headers.get("Content-Security-Policy") ?? "";
+  const match = /'nonce-([^']+)'/.exec(csp);
+  if (!match) throw new Error(`no nonce in CSP: ${csp}`);
+  return match[1]!;
+}
+
+describe("rendered-page cache", () => {
+  let app: AppServer;
+  const get = async (path = "/", headers: Record<string, string> = {}): Promise<Page> => {
+    const res = await fetch(`${app.url}${path}`, { headers: { ...BROWSER, ...headers } });
+    return { status: res.status, html: await res.text(), nonce: cspNonce(res) };
+  };
+  /** The markup with this response's nonce taken out. */
+  const markup = (page: Page) => page.html.split(page.nonce).join("NONCE");
+
+  beforeAll(async () => {
+    app = await startAppServer();
+  }, 60_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("gives every response a fresh nonce, the one in its CSP header, on every script", async () => {
+    const pages = [];
+    for (let i = 0; i < 6; i++) pages.push(await get());
+    expect(new Set(pages.map((p) => p.nonce)).size).toBe(pages.length);
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      const scripts = [...page.html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts.length).toBeGreaterThan(2);
+      for (const tag of scripts) expect(tag).toContain(`nonce="${page.nonce}"`);
+      expect(page.html.match(/nonce="([^"]+)"/g)!.every((n) => n === `nonce="${page.nonce}"`)).toBe(true);
+    }
+    // Apart from the nonce, the cached copies are the first render.
+    expect(new Set(pages.map(markup)).size).toBe(1);
+  });
+
+  it("keeps the pages of the two themes apart", async () => {
+    const dark = await get();
+    const choose = await fetch(`${app.url}/action/set-theme`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ theme: "light" }),
+    });
+    const cookie = choose.headers.get("Set-Cookie")!.split(";")[0]!;
+    const light = await get("/", { Cookie: cookie });
+    const lightAgain = await get("/", { Cookie: cookie });
+    const darkAgain = await get();
+    expect(dark.html).toMatch(/<html lang="en" class="dark"/);
+    expect(light.html).toMatch(/<html lang="en" class="light"/);
+    expect(markup(lightAgain)).toBe(markup(light));
+    expect(markup(darkAgain)).toBe(markup(dark));
+  });
+
+  it("renders form posts afresh and never serves their page to a GET", async () => {
+    const before = await get();
+    const post = await fetch(`${app.url}/?index`, {
+      method: "POST",
+      headers: { ...BROWSER, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ name: "", email: "not-an-email", subject: "", message: "" }),
+    });
+    const posted = await post.text();
+    expect(post.status).not.toBe(200);
+    expect(posted.split(cspNonce(post)).join("NONCE")).not.toBe(markup(before));
+    expect(markup(await get())).toBe(markup(before));
+  });
+});
