@@ -49,7 +49,15 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
   const ids = useMemo(() => nav.map((item) => item.id), [nav]);
   const active = useActiveSection(ids);
   const [open, setOpen] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
   const menuButton = useRef<HTMLAnchorElement>(null);
+
+  useEffect(() => {
+    // From here on the state alone shows the menu; a #mobile-nav left in the
+    // URL (opened before JS ran) must not pin it open through :target.
+    setHydrated(true);
+    if (window.location.hash === `#${MOBILE_NAV_ID}`) setOpen(true);
+  }, []);
 
   useEffect(() => {
     if (!open) return;
@@ -111,7 +119,7 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
       <nav
         id={MOBILE_NAV_ID}
         aria-label="Mobile"
-        className={cn("border-t border-border/70 md:hidden", open ? "block" : "hidden target:block")}
+        className={cn("border-t border-border/70 md:hidden", open ? "block" : hydrated ? "hidden" : "hidden target:block")}
       >
         <div className="container py-3">
           <NavLinks items={nav} active={active} onChoose={() => setOpen(false)} vertical />

@@ -52,8 +52,8 @@ export function ThemeToggle() {
       <input type="hidden" name="redirectTo" value={pathname + search} />
       <Tooltip content={label}>
         <button type="submit" className={buttonClass("ghost", "icon")}>
-          <SunIcon className="hidden dark:block" />
-          <MoonIcon className="dark:hidden" />
+          <SunIcon data-icon="sun" className="hidden dark:block" />
+          <MoonIcon data-icon="moon" className="dark:hidden" />
           <span className="sr-only">{label}</span>
         </button>
       </Tooltip>

@@ -17,8 +17,9 @@ export function Contact({ contact, form }: { contact: SiteContent["contact"]; fo
       eyebrow="Contact"
       title="Get In Touch"
       description="Have a project, a role or a question? Send a message and I'll reply within a couple of days."
+      className="bg-muted/40"
     >
-      <div className="grid gap-8 lg:grid-cols-5">
+      <div className="grid grid-cols-1 gap-8 lg:grid-cols-5">
         <ul className="space-y-3 lg:col-span-2">
           {items.map(({ label, value, href, Icon, external }) => (
             <li key={label}>
@@ -32,7 +33,7 @@ export function Contact({ contact, form }: { contact: SiteContent["contact"]; fo
                 </span>
                 <span className="min-w-0">
                   <span className="block text-sm text-muted-foreground">{label}</span>
-                  <span className="block break-words font-medium">{value}</span>
+                  <span className="block font-medium wrap-anywhere">{value}</span>
                 </span>
               </a>
             </li>

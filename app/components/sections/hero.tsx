@@ -10,7 +10,7 @@ export function Hero({ site }: { site: SiteContent }) {
     { label: `Email ${site.contact.email}`, href: `mailto:${site.contact.email}`, Icon: MailIcon, external: false },
   ];
   return (
-    <section id="home" aria-labelledby="home-heading" className="relative overflow-hidden pt-32 pb-20 sm:pt-40 sm:pb-28">
+    <section id="home" aria-labelledby="home-heading" className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16">
       <div
         aria-hidden="true"
         className="pointer-events-none absolute inset-x-0 top-0 -z-10 h-[36rem] bg-[radial-gradient(ellipse_at_top,hsl(var(--primary)/0.16),transparent_65%)]"
@@ -32,7 +32,7 @@ export function Hero({ site }: { site: SiteContent }) {
             <ButtonLink href="#contact" variant="outline" className="h-11 px-6">
               Get In Touch
             </ButtonLink>
-            <ul className="flex items-center gap-1 sm:ml-2" aria-label="Profiles">
+            <ul className="-ml-3 flex items-center gap-1 sm:ml-1" aria-label="Profiles">
               {socials.map(({ label, href, Icon, external }) => (
                 <li key={label}>
                   <Tooltip content={label}>

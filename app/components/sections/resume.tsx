@@ -7,17 +7,17 @@ import type { SiteContent } from "~/content/site";
 export function Resume({ resume }: { resume: SiteContent["resume"] }) {
   return (
     <Section id="resume" eyebrow="Resume" title="Resume" description="Everything above on one page, ready to share.">
-      <Card className="flex flex-col gap-6 p-6 sm:flex-row sm:items-center sm:justify-between">
-        <div className="flex items-center gap-4">
-          <span className="grid size-12 shrink-0 place-items-center rounded-md bg-primary/10 text-primary">
+      <Card className="flex flex-col gap-6 p-5 sm:flex-row sm:items-center sm:justify-between sm:p-6">
+        <div className="flex items-center gap-3 sm:gap-4">
+          <span className="grid size-11 shrink-0 place-items-center rounded-md bg-primary/10 text-primary sm:size-12">
             <FileTextIcon className="size-6" />
           </span>
           <div className="min-w-0">
-            <h3 className="break-all font-semibold sm:break-normal">{resume.fileLabel}</h3>
+            <h3 className="font-semibold wrap-anywhere">{resume.fileLabel}</h3>
             <p className="text-sm text-muted-foreground">PDF · Updated {resume.date}</p>
           </div>
         </div>
-        <div className="flex flex-wrap gap-2">
+        <div className="flex flex-col gap-2 sm:flex-row">
           <ButtonLink href={resume.url} external>
             <DownloadIcon /> Download Resume
           </ButtonLink>

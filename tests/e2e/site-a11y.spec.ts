@@ -1,0 +1,56 @@
+// Accessibility scans and a clean console, in both themes.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { watchProblems } from "../support/site";
+
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const summary = violations.map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  expect(summary).toEqual([]);
+}
+
+/** Opens "/" in the given theme, as a returning visitor with the cookie would see it. */
+async function openHome(page: Page, theme: "light" | "dark") {
+  await page.goto("/");
+  if (theme === "light") {
+    const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await saved;
+    await page.reload();
+  }
+  await expect(page.locator("html")).toHaveClass(theme);
+}
+
+for (const theme of ["dark", "light"] as const) {
+  test.describe(`${theme} theme`, () => {
+    test("axe finds no violations on /", async ({ page }) => {
+      await openHome(page, theme);
+      await expectNoAxeViolations(page);
+    });
+
+    test("axe finds no violations at 375 px with the menu open", async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      await openHome(page, theme);
+      await page.getByRole("button", { name: "Menu" }).click();
+      await expect(page.locator("#mobile-nav")).toBeVisible();
+      await expectNoAxeViolations(page);
+    });
+
+    test("loading / logs no error, warning, hydration problem or CSP violation", async ({ page }) => {
+      const problems = await watchProblems(page);
+      await openHome(page, theme);
+      await page.waitForLoadState("networkidle");
+      // Hydrated: the header's menu state is live.
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.getByRole("button", { name: "Menu" }).click();
+      await expect(page.getByRole("button", { name: "Menu" })).toHaveAttribute("aria-expanded", "true");
+      expect(problems).toEqual([]);
+    });
+  });
+}
+
+test("axe finds no violations on the 404 page", async ({ page }) => {
+  const response = await page.goto("/not-here");
+  expect(response?.status()).toBe(404);
+  await expectNoAxeViolations(page);
+});

@@ -1,0 +1,168 @@
+// Header navigation: plain #id links that scroll (smoothly, or instantly for
+// reduced motion), the active link following the scroll, and the small-screen menu.
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { atPageBottom, SECTION_IDS, SECTION_STOP_PX, sectionTop, site } from "../support/site";
+
+const label = (id: string) => site.nav.find((item) => item.id === id)!.label;
+
+/** Waits until the section sits under the header, or the page cannot scroll further towards it. */
+async function expectScrolledTo(page: Page, id: string) {
+  await expect
+    .poll(async () => {
+      const top = await sectionTop(page, id);
+      if (Math.abs(top - SECTION_STOP_PX) <= 2) return "at section";
+      if (top > SECTION_STOP_PX && (await atPageBottom(page))) return "at section";
+      if (top < SECTION_STOP_PX && (await page.evaluate(() => window.scrollY)) === 0) return "at section";
+      return top;
+    })
+    .toBe("at section");
+}
+
+async function expectCurrent(nav: Locator, id: string) {
+  const current = nav.locator("[aria-current]");
+  await expect(current).toHaveCount(1);
+  await expect(current).toHaveText(label(id));
+  await expect(current).toHaveAttribute("href", `#${id}`);
+}
+
+test.describe("desktop", () => {
+  test("every nav link scrolls to its section, again and again, and only it is current", async ({ page }) => {
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expectCurrent(nav, "home");
+    // Every link at least twice, in an order that jumps both ways and repeats
+    // a link right after itself (the case that broke beside ScrollRestoration).
+    const order = ["about", "projects", "projects", "home", "contact", "skills", "services", "about", "contact", "services", "home", "skills"];
+    expect(new Set(order)).toEqual(new Set(SECTION_IDS));
+    for (const id of order) {
+      await nav.getByRole("link", { name: label(id), exact: true }).click();
+      await expectScrolledTo(page, id);
+      await expectCurrent(nav, id);
+      await expect(page).toHaveURL(new RegExp(`#${id}$`));
+    }
+  });
+
+  test("the current link follows a scroll by wheel or keyboard, not just clicks", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const id of ["services", "about", "projects"]) {
+      // Put the section's top just above the 100 px line.
+      const top = await sectionTop(page, id);
+      await page.mouse.wheel(0, top - 90);
+      await expect.poll(() => sectionTop(page, id)).toBe(90);
+      await expectCurrent(nav, id);
+    }
+    // Its top just below the line: the section before it is current.
+    await page.mouse.wheel(0, -20);
+    await expect.poll(() => sectionTop(page, "projects")).toBe(110);
+    await expectCurrent(nav, "services");
+
+    await page.keyboard.press("End");
+    await expect.poll(() => atPageBottom(page)).toBe(true);
+    await expectCurrent(nav, "contact");
+    await page.keyboard.press("Home");
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
+    await expectCurrent(nav, "home");
+  });
+
+  test("the hero buttons scroll to Projects and Get In Touch", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("link", { name: "View My Work" }).click();
+    await expectScrolledTo(page, "projects");
+    await page.getByRole("link", { name: "Home", exact: true }).click();
+    await expectScrolledTo(page, "home");
+    await page.locator("#home").getByRole("link", { name: "Get In Touch" }).click();
+    await expectScrolledTo(page, "contact");
+  });
+});
+
+test.describe("scroll behaviour", () => {
+  /** Clicks the nav link and reports where the section is one frame later. */
+  async function topOneFrameAfterClick(page: Page, id: string) {
+    return page.evaluate(async (sectionId) => {
+      document.querySelector<HTMLAnchorElement>(`nav[aria-label="Main"] a[href="#${sectionId}"]`)!.click();
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      return Math.round(document.getElementById(sectionId)!.getBoundingClientRect().top);
+    }, id);
+  }
+
+  test("is instant when the visitor prefers reduced motion", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto("/");
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("auto");
+    expect(await topOneFrameAfterClick(page, "projects")).toBe(SECTION_STOP_PX);
+  });
+
+  test("is smooth otherwise", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "no-preference" });
+    await page.goto("/");
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("smooth");
+    // One frame into a smooth scroll the section is still well below the header.
+    expect(await topOneFrameAfterClick(page, "projects")).toBeGreaterThan(SECTION_STOP_PX + 100);
+    await expectScrolledTo(page, "projects");
+  });
+});
+
+test.describe("small screens", () => {
+  test.use({ viewport: { width: 375, height: 740 } });
+
+  test("the hamburger opens the menu, a choice closes it and scrolls, Escape closes it", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+    const button = page.getByRole("button", { name: "Menu" });
+    const menu = page.locator("#mobile-nav");
+    await expect(button).toHaveAttribute("aria-controls", "mobile-nav");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(menu).toBeHidden();
+
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(menu).toBeVisible();
+    await expect(menu.getByRole("link")).toHaveText(site.nav.map((item) => item.label));
+    await expectCurrent(menu, "home");
+
+    await menu.getByRole("link", { name: "Skills" }).click();
+    await expect(menu).toBeHidden();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expectScrolledTo(page, "skills");
+
+    await button.click();
+    await expect(menu).toBeVisible();
+    await expectCurrent(menu, "skills");
+    await page.keyboard.press("Escape");
+    await expect(menu).toBeHidden();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(button).toBeFocused();
+
+    // A keyboard user opens it with Space or Enter, like any button.
+    await page.keyboard.press("Space");
+    await expect(menu).toBeVisible();
+    await page.keyboard.press("Enter");
+    await expect(menu).toBeHidden();
+
+    await button.click();
+    await menu.getByRole("link", { name: "Contact" }).click();
+    await expect(menu).toBeHidden();
+    await expectScrolledTo(page, "contact");
+  });
+
+  test("a menu opened before JS ran (#mobile-nav) stays open, and closes, once it runs", async ({ page }) => {
+    await page.goto("/#mobile-nav");
+    const button = page.getByRole("button", { name: "Menu" });
+    const menu = page.locator("#mobile-nav");
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(menu).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(menu).toBeHidden();
+  });
+
+  test("no horizontal scrolling from 320 px up", async ({ page }) => {
+    for (const width of [320, 375, 768, 1024]) {
+      await page.setViewportSize({ width, height: 740 });
+      await page.goto("/");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBe(width);
+    }
+  });
+});

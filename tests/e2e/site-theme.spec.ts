@@ -1,0 +1,85 @@
+// Theme: dark by default, a toggle that flips and persists (cookie for the
+// server, localStorage for the spec), no flash, and the server's first byte
+// already carrying the chosen class.
+import { expect, test, type Page } from "@playwright/test";
+
+const toggle = (page: Page) => page.getByRole("button", { name: /^Switch to (light|dark) theme$/ });
+
+async function expectTheme(page: Page, theme: "light" | "dark") {
+  const other = theme === "dark" ? "light" : "dark";
+  await expect(page.locator("html")).toHaveClass(theme);
+  // Dark shows a sun ("switch to light"), light a moon.
+  await expect(toggle(page)).toHaveAccessibleName(`Switch to ${other} theme`);
+  await expect(toggle(page).locator(`[data-icon="${theme === "dark" ? "sun" : "moon"}"]`)).toBeVisible();
+  await expect(toggle(page).locator(`[data-icon="${theme === "dark" ? "moon" : "sun"}"]`)).toBeHidden();
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(background).toBe(theme === "dark" ? "rgb(9, 9, 11)" : "rgb(255, 255, 255)");
+}
+
+/** The class on <html> in the server's HTML, before any script ran. */
+function serverThemeClass(html: string) {
+  return /<html[^>]*\bclass="([^"]*)"/.exec(html)?.[1];
+}
+
+test.describe("with a light OS preference", () => {
+  test.use({ colorScheme: "light" });
+
+  test("is dark by default, not the system's choice, from the server's first byte", async ({ page }) => {
+    const response = await page.goto("/");
+    expect(serverThemeClass(await response!.text())).toBe("dark");
+    await expectTheme(page, "dark");
+  });
+});
+
+test("the toggle flips the theme, and the choice survives a reload, rendered by the server", async ({ page, context }) => {
+  await page.goto("/");
+  await expectTheme(page, "dark");
+
+  const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme") && r.request().method() === "POST");
+  await toggle(page).click();
+  await expectTheme(page, "light");
+  expect((await saved).status()).toBe(204);
+  expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("light");
+  expect((await context.cookies()).map((cookie) => cookie.name)).toContain("theme");
+
+  let response = await page.reload();
+  expect(serverThemeClass(await response!.text())).toBe("light");
+  await expectTheme(page, "light");
+
+  const savedAgain = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
+  await toggle(page).click();
+  await expectTheme(page, "dark");
+  await savedAgain;
+  expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("dark");
+  response = await page.reload();
+  expect(serverThemeClass(await response!.text())).toBe("dark");
+  await expectTheme(page, "dark");
+});
+
+test("a light choice kept only in localStorage is applied before paint, then stored in the cookie", async ({ page, context }) => {
+  await page.addInitScript(() => {
+    if (!sessionStorage.getItem("seeded")) {
+      sessionStorage.setItem("seeded", "1");
+      localStorage.setItem("theme", "light");
+    }
+    // The class <html> carries when <body> is first inserted, before any paint.
+    new MutationObserver((_, observer) => {
+      if (!document.body) return;
+      (window as unknown as { classAtBody: string }).classAtBody = document.documentElement.className;
+      observer.disconnect();
+    }).observe(document, { childList: true, subtree: true });
+  });
+  expect(await context.cookies()).toEqual([]);
+
+  const cookieSaved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
+  const response = await page.goto("/");
+  // No cookie: the server could only render the default.
+  expect(serverThemeClass(await response!.text())).toBe("dark");
+  expect(await page.evaluate(() => (window as unknown as { classAtBody: string }).classAtBody)).toBe("light");
+  await expectTheme(page, "light");
+
+  // The choice moves into the cookie, so the next response is light from the start.
+  await cookieSaved;
+  const next = await page.request.get("/");
+  expect(serverThemeClass(await next.text())).toBe("light");
+});
