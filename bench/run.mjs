@@ -1,0 +1,327 @@
+#!/usr/bin/env node
+// npm run bench: the production build measured on this machine, one table.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { chromium } from "@playwright/test";
+import { CHROME_FLAGS, CHROME_PATH, median } from "./lib/common.mjs";
+import { measureFirstLoad } from "./lib/first-load.mjs";
+import { lighthouseMedian } from "./lib/lighthouse.mjs";
+import { load } from "./lib/load.mjs";
+import { importTs, ROOT } from "./lib/ts.mjs";
+
+const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
+                        [--skip weight,lighthouse,load,contact] [--quick] [--build]
+
+Builds when the build is missing or older than the sources (--build: always),
+starts the production server (remix-serve, as npm start) with the EmailJS
+fake as its provider, and a minimal static server with the same HTML, all on
+127.0.0.1. Then measures, one after the other:
+  weight      first load of / in Chromium, cold cache: requests, wire and
+              decoded bytes by type, JS on and off; and the gzip-only load
+              the byte-budget test asserts
+  lighthouse  mobile and desktop presets, median of --runs (default 3)
+  load        autocannon, --connections (50) for --duration s (10) after 2 s
+              of warm-up: / and a static asset from the app, / from the
+              static server; browser headers (Accept-Encoding br, gzip)
+  contact     the contact action (a valid no-JS form post, answered 303)
+              against the fake, and the fake alone: one request at a time
+              for --duration s, latency p50/p99
+--quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
+Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
+KB = 1000 bytes.`;
+
+const BROWSER_HEADERS = {
+  "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+  "accept-language": "en-GB,en;q=0.9",
+  "accept-encoding": "gzip, deflate, br",
+};
+const RELAY_ENV = {
+  EMAILJS_PUBLIC_KEY: "pk_bench_PUBLIC",
+  EMAILJS_SERVICE_ID: "service_bench",
+  EMAILJS_TEMPLATE_ID: "template_bench",
+  // One client sends every request of the bench.
+  CONTACT_RATE_LIMIT_MAX: "1000000",
+};
+const MESSAGE = { name: "Ada Lovelace", email: "ada@example.com", subject: "Bench", message: "Hello from the bench." };
+
+function parseArgs(argv) {
+  const o = { runs: 3, duration: 10, connections: 50, skip: new Set(), build: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => argv[++i] ?? fail(`${a} needs a value`);
+    if (a === "--help" || a === "-h") {
+      console.log(HELP);
+      process.exit(0);
+    } else if (a === "--runs") o.runs = Number(value());
+    else if (a === "--duration") o.duration = Number(value());
+    else if (a === "--connections") o.connections = Number(value());
+    else if (a === "--skip") for (const s of value().split(",")) o.skip.add(s.trim());
+    else if (a === "--quick") Object.assign(o, { runs: 1, duration: 3 });
+    else if (a === "--build") o.build = true;
+    else fail(`unknown argument ${a}`);
+  }
+  if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1)) fail("--runs, --duration and --connections must be positive");
+  return o;
+}
+
+function fail(message) {
+  console.error(`${message}\n\n${HELP}`);
+  process.exit(2);
+}
+
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureBuild(force) {
+  const server = path.join(ROOT, "build/server/index.js");
+  const built = statSync(server, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const sources = Math.max(
+    newestMtime(path.join(ROOT, "app")),
+    newestMtime(path.join(ROOT, "public")),
+    ...["vite.config.ts", "remix.config.js", "tailwind.config.ts", "package-lock.json"].map(
+      (f) => statSync(path.join(ROOT, f), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+    ),
+  );
+  if (!force && built > sources) return false;
+  log("building (npm run build)");
+  const result = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: ["ignore", 2, 2] });
+  if (result.status !== 0) throw new Error("npm run build failed");
+  return true;
+}
+
+/** Starts `node script args`, resolves with the child and the first stdout line matching `pattern`. */
+function startChild(script, args, pattern) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = pattern.exec(out);
+      if (match) resolve({ child, match });
+    });
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
+  });
+}
+
+/** Sequential requests for `seconds`: latency percentiles in ms with sub-ms precision. */
+async function sequentialLatency(seconds, send) {
+  const warmUntil = performance.now() + 1000;
+  while (performance.now() < warmUntil) await send();
+  const times = [];
+  const statuses = {};
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    const start = performance.now();
+    const status = await send();
+    times.push(performance.now() - start);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return { requests: times.length, p50Ms: median(times), p99Ms: at(0.99), statusCodes: statuses };
+}
+
+const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
+const ms = (v) => (v == null ? "-" : `${Math.round(v)} ms`);
+const mark = (ok) => (ok == null ? "" : ok ? "yes" : "**no**");
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  const results = {
+    date: started.toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      memoryGB: Math.round(os.totalmem() / 1e9),
+      node: process.version,
+      platform: `${os.type()} ${os.release()}`,
+      chromium: CHROME_PATH,
+    },
+    options: { runs: o.runs, duration: o.duration, connections: o.connections, skip: [...o.skip] },
+    loadavgAtStart: os.loadavg(),
+  };
+  results.built = ensureBuild(o.build);
+
+  const cleanups = [];
+  const { modules, close } = await importTs("tests/support/app-server.ts");
+  await close();
+  try {
+    const fake = await startChild("bench/fake-provider.mjs", [], /"url":"([^"]+)"/);
+    cleanups.push(() => fake.child.kill("SIGTERM"));
+    const fakeUrl = fake.match[1];
+    const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-outbox-"));
+    cleanups.push(() => rmSync(outbox, { recursive: true, force: true }));
+    const app = await modules[0].startAppServer({ env: { ...RELAY_ENV, EMAILJS_API_URL: fakeUrl, OUTBOX_DIR: outbox } });
+    cleanups.push(() => app.stop());
+    log(`app ${app.url}, fake provider ${fakeUrl}`);
+
+    // The static server gets the very HTML the app renders.
+    const html = await (await fetch(`${app.url}/`, { headers: BROWSER_HEADERS })).text();
+    const staticDir = mkdtempSync(path.join(os.tmpdir(), "bench-static-"));
+    cleanups.push(() => rmSync(staticDir, { recursive: true, force: true }));
+    writeFileSync(path.join(staticDir, "index.html"), html);
+    const stat = await startChild("bench/serve-static.mjs", [staticDir], /listening (\S+)/);
+    cleanups.push(() => stat.child.kill("SIGTERM"));
+    const staticUrl = stat.match[1];
+    const asset = /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1];
+    if (!asset) throw new Error("no stylesheet link in the page");
+
+    if (!o.skip.has("weight")) {
+      log("first load in Chromium (JS on, JS off, gzip only)");
+      const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
+      try {
+        const slim = ({ requests, ...rest }) => ({ ...rest, requests: requests.map(({ url, ...r }) => ({ path: url.replace(app.url, ""), ...r })) });
+        results.firstLoad = {
+          jsOn: slim(await measureFirstLoad(browser, `${app.url}/`)),
+          jsOff: slim(await measureFirstLoad(browser, `${app.url}/`, { javaScriptEnabled: false })),
+          gzip: slim(await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" })),
+        };
+      } finally {
+        await browser.close();
+      }
+    }
+
+    if (!o.skip.has("lighthouse")) {
+      results.lighthouse = {};
+      for (const preset of ["mobile", "desktop"]) {
+        log(`Lighthouse ${preset}, ${o.runs} run(s)`);
+        results.lighthouse[preset] = await lighthouseMedian(`${app.url}/`, preset, o.runs);
+      }
+    }
+
+    if (!o.skip.has("load")) {
+      const common = { connections: o.connections, duration: o.duration, headers: BROWSER_HEADERS };
+      results.load = {};
+      for (const [name, url] of [
+        ["page", `${app.url}/`],
+        ["asset", `${app.url}${asset}`],
+        ["staticPage", `${staticUrl}/`],
+      ]) {
+        log(`autocannon ${url} -c ${o.connections} -d ${o.duration}`);
+        results.load[name] = await load({ url, ...common });
+      }
+      results.load.assetPath = asset;
+    }
+
+    if (!o.skip.has("contact")) {
+      const payload = JSON.stringify({
+        lib_version: "4.4.1",
+        user_id: RELAY_ENV.EMAILJS_PUBLIC_KEY,
+        service_id: RELAY_ENV.EMAILJS_SERVICE_ID,
+        template_id: RELAY_ENV.EMAILJS_TEMPLATE_ID,
+        template_params: { ...MESSAGE, from_email: MESSAGE.email, to_name: "Owner" },
+      });
+      const seconds = Math.min(o.duration, 5);
+      log(`contact latency, ${seconds} s each`);
+      const fakeAlone = await sequentialLatency(seconds, async () => {
+        const res = await fetch(`${fakeUrl}/api/v1.0/email/send`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      const form = new URLSearchParams({ ...MESSAGE, website: "" }).toString();
+      const viaAction = await sequentialLatency(seconds, async () => {
+        const res = await fetch(`${app.url}/?index`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
+          body: form,
+        });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      results.contact = { fakeAlone, viaAction, addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms };
+    }
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+  results.loadavgAtEnd = os.loadavg();
+
+  const table = render(results);
+  console.log(table);
+  const dir = path.join(ROOT, "bench/results");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${started.toISOString().slice(0, 16).replace(":", "")}Z.json`);
+  writeFileSync(file, `${JSON.stringify({ ...results, table }, null, 2)}\n`);
+  log(`saved ${path.relative(ROOT, file)}`);
+}
+
+/** One Markdown table: section, figure, value, target, met. */
+function render(r) {
+  const rows = [];
+  const row = (section, figure, value, target = "", ok = null) => rows.push([section, figure, value, target, mark(ok)]);
+  const m = r.machine;
+  const header = `npm run bench, ${r.date.slice(0, 16).replace("T", " ")} UTC: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load avg ${r.loadavgAtStart[0].toFixed(2)} at start, ${r.loadavgAtEnd[0].toFixed(2)} at end`;
+
+  if (r.firstLoad) {
+    const { jsOn, jsOff, gzip } = r.firstLoad;
+    const enc = [...new Set(jsOn.requests.filter((q) => q.wireBytes > 1500).map((q) => q.encoding ?? "none"))].join("/");
+    for (const type of ["document", "stylesheet", "script", "other"]) {
+      const b = jsOn.byType[type];
+      row("first load, JS on", `${type}: requests, wire (${enc}) / decoded`, `${b.requests}, ${kb(b.wireBytes)} / ${kb(b.decodedBytes)}`);
+    }
+    row("first load, JS on", "total: requests, wire / decoded", `${jsOn.total.requests}, ${kb(jsOn.total.wireBytes)} / ${kb(jsOn.total.decodedBytes)}`);
+    row("first load, JS off", "total: requests, wire / decoded", `${jsOff.total.requests}, ${kb(jsOff.total.wireBytes)} / ${kb(jsOff.total.decodedBytes)}`);
+    row("first load, JS off", "page text without JS / with JS", `${jsOff.textLength} / ${jsOn.textLength} chars`, "same content", jsOff.textLength >= jsOn.textLength * 0.9);
+    const g = gzip.byType;
+    row("first load, gzip", "JS (all scripts and module preloads)", kb(g.script.wireBytes), "≤ 110 KB", g.script.wireBytes <= 110_000);
+    row("first load, gzip", "CSS", kb(g.stylesheet.wireBytes), "≤ 12 KB", g.stylesheet.wireBytes <= 12_000);
+    row("first load, gzip", "HTML", kb(g.document.wireBytes), "≤ 12 KB", g.document.wireBytes <= 12_000);
+    const foreign = jsOn.requests.filter((q) => /^https?:/.test(q.path)).length;
+    row("first load, gzip", "fonts, images, other hosts", `${g.font.requests}, ${g.image.requests}, ${foreign}`, "0, 0, 0", g.font.requests + g.image.requests + foreign === 0);
+  }
+
+  for (const preset of ["mobile", "desktop"]) {
+    const l = r.lighthouse?.[preset];
+    if (!l) continue;
+    const x = l.median;
+    const section = `Lighthouse ${preset} (median of ${l.runs})`;
+    const scores = [x.performance, x.accessibility, x.bestPractices, x.seo];
+    row(section, "perf / a11y / best practices / SEO", scores.join(" / "), "100s", scores.every((s) => s === 100));
+    row(section, "LCP / TBT / CLS", `${ms(x.lcpMs)} / ${ms(x.tbtMs)} / ${x.cls?.toFixed(3)}`, preset === "mobile" ? "≤ 1200 ms / ≤ 100 ms / 0" : "",
+      preset === "mobile" ? x.lcpMs <= 1200 && x.tbtMs <= 100 && x.cls === 0 : null);
+    const failing = [...new Set(l.perRun.flatMap((run) => run.failingAudits))];
+    if (failing.length) row(section, "audits below 100 in some run", failing.join(", "));
+  }
+
+  if (r.load) {
+    const L = r.load;
+    const c = L.page.connections;
+    const line = (x) => `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors`;
+    const section = `server, ${c} connections, ${L.page.duration} s`;
+    row(section, "app: / (SSR)", line(L.page), "p99 ≤ 100 ms", L.page.latencyMs.p99 <= 100 && L.page.errors === 0);
+    row(section, `app: ${L.assetPath}`, line(L.asset));
+    row(section, "static server: same HTML", line(L.staticPage));
+    const ratio = L.page.reqPerSec / L.asset.reqPerSec;
+    row(section, "/ ÷ static asset (req/s)", ratio.toFixed(2), "≥ 0.60", ratio >= 0.6);
+    row(section, "/ ÷ static server (req/s)", (L.page.reqPerSec / L.staticPage.reqPerSec).toFixed(2));
+  }
+
+  if (r.contact) {
+    const { fakeAlone, viaAction, addedP50Ms } = r.contact;
+    const fmt = (x) => `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${Object.entries(x.statusCodes).map(([s, n]) => `${n}×${s}`).join(" ")})`;
+    row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
+    row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
+    row("contact, one at a time", "added by the action at p50", `${addedP50Ms.toFixed(2)} ms`, "≤ 2 ms",
+      addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"));
+  }
+
+  const lines = [["section", "figure", "value", "target", "met"], ["---", "---", "---", "---", "---"], ...rows];
+  return `${header}\n\n${lines.map((cells) => `| ${cells.join(" | ")} |`).join("\n")}`;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
