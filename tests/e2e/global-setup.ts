@@ -1,24 +1,27 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { startEmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer } from "../support/app-server";
+import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "../support/emailjs-e2e";
 
 /**
- * Starts the production build once for the whole run. Tests read its address
- * from E2E_BASE_URL (set here, inherited by the workers).
+ * Starts the production build once for the whole run, relaying mail to a fake
+ * EmailJS API that lives in this (the runner's) process. Tests read the app's
+ * address from E2E_BASE_URL and the fake's from E2E_EMAILJS_FAKE_URL (set
+ * here, inherited by the workers).
  */
 export default async function globalSetup() {
-  const outbox = mkdtempSync(join(tmpdir(), "portfolio-e2e-outbox-"));
+  const fake = await startEmailJsFake();
   const app = await startAppServer({
     env: {
-      OUTBOX_DIR: outbox,
+      ...E2E_EMAILJS_IDS,
+      EMAILJS_API_URL: fake.url,
       // The suite sends many messages from one address.
       CONTACT_RATE_LIMIT_MAX: "1000",
     },
   });
   process.env.E2E_BASE_URL = app.url;
-  process.env.E2E_OUTBOX_DIR = outbox;
+  process.env[FAKE_URL_ENV] = fake.url;
   return async () => {
     await app.stop();
+    await fake.close();
   };
 }

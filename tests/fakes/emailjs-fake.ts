@@ -1,7 +1,9 @@
 // A real HTTP fake of the EmailJS API on 127.0.0.1, so tests exercise the
 // real network path. It records every send request and answers as told.
 // Vitest drives it in-process; Playwright workers (other processes) drive it
-// through the /__fake/* control endpoints.
+// through the /__fake/* control endpoints. Tests running in parallel against
+// one fake each put a unique marker in their message and set the answer for
+// that marker only, so they never see each other's modes or requests.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -26,11 +28,14 @@ export type EmailJsFake = {
   url: string;
   port: number;
   requests: RecordedRequest[];
-  /** The answer for every request that the queue does not cover. */
-  setMode(mode: FakeMode): void;
+  /**
+   * The answer for requests whose body contains `match`; without `match`,
+   * for every request that no marker and no queued answer covers.
+   */
+  setMode(mode: FakeMode, match?: string): void;
   /** One-shot answers used in order before the mode, e.g. two 503s then the mode. */
   queue(...modes: FakeMode[]): void;
-  /** Back to 200 "OK", empty queue, no recorded requests. */
+  /** Back to 200 "OK", no markers, empty queue, no recorded requests. */
   reset(): void;
   close(): Promise<void>;
 };
@@ -59,10 +64,11 @@ function sendJson(res: ServerResponse, status: number, value: unknown) {
   res.end(JSON.stringify(value));
 }
 
-export async function startEmailJsFake(options: { port?: number } = {}): Promise<EmailJsFake> {
+export async function startEmailJsFake(): Promise<EmailJsFake> {
   const requests: RecordedRequest[] = [];
   let mode: FakeMode = OK_MODE;
   let pending: FakeMode[] = [];
+  const byMarker = new Map<string, FakeMode>();
   const timers = new Set<NodeJS.Timeout>();
 
   const server = createServer(async (req, res) => {
@@ -70,15 +76,13 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
     const path = new URL(req.url ?? "/", "http://fake").pathname;
 
     if (path.startsWith("/__fake/")) {
-      const control = parseJson(rawBody) as { mode?: FakeMode; queue?: FakeMode[] } | undefined;
-      if (req.method === "GET" && path === "/__fake/requests") return sendJson(res, 200, requests);
-      if (req.method === "POST" && path === "/__fake/reset") {
-        fake.reset();
-        return sendJson(res, 200, { ok: true });
+      const control = parseJson(rawBody) as { mode?: FakeMode; match?: string } | undefined;
+      if (req.method === "GET" && path === "/__fake/requests") {
+        const match = new URL(req.url ?? "/", "http://fake").searchParams.get("match");
+        return sendJson(res, 200, match ? requests.filter((r) => r.rawBody.includes(match)) : requests);
       }
       if (req.method === "POST" && path === "/__fake/mode" && control?.mode) {
-        fake.setMode(control.mode);
-        if (control.queue) fake.queue(...control.queue);
+        fake.setMode(control.mode, control.match);
         return sendJson(res, 200, { ok: true });
       }
       return sendJson(res, 404, { error: "unknown control request" });
@@ -92,7 +96,8 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
       body: parseJson(rawBody),
       at: performance.now(),
     });
-    const answer = pending.shift() ?? mode;
+    const marked = [...byMarker].find(([match]) => rawBody.includes(match));
+    const answer = marked?.[1] ?? pending.shift() ?? mode;
     if (answer.kind === "hang") return; // the socket stays open until close()
 
     const respond = () => {
@@ -109,7 +114,7 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
 
@@ -117,8 +122,9 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    setMode(next) {
-      mode = next;
+    setMode(next, match) {
+      if (match) byMarker.set(match, next);
+      else mode = next;
     },
     queue(...modes) {
       pending.push(...modes);
@@ -126,6 +132,7 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
     reset() {
       mode = OK_MODE;
       pending = [];
+      byMarker.clear();
       requests.length = 0;
     },
     close() {
@@ -139,6 +146,7 @@ export async function startEmailJsFake(options: { port?: number } = {}): Promise
 
 /** The control client Playwright tests use against a fake in another process. */
 export function fakeControl(baseUrl: string) {
+  // No reset here: other workers share the fake; markers keep tests apart.
   const post = (path: string, body?: unknown) =>
     fetch(`${baseUrl}${path}`, {
       method: "POST",
@@ -148,9 +156,9 @@ export function fakeControl(baseUrl: string) {
       if (!res.ok) throw new Error(`fake control ${path} answered ${res.status}`);
     });
   return {
-    setMode: (mode: FakeMode, queue?: FakeMode[]) => post("/__fake/mode", { mode, queue }),
-    reset: () => post("/__fake/reset"),
-    requests: async (): Promise<RecordedRequest[]> => (await fetch(`${baseUrl}/__fake/requests`)).json(),
+    setMode: (mode: FakeMode, match: string) => post("/__fake/mode", { mode, match }),
+    requests: async (match: string): Promise<RecordedRequest[]> =>
+      (await fetch(`${baseUrl}/__fake/requests?match=${encodeURIComponent(match)}`)).json(),
   };
 }
 

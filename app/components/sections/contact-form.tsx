@@ -39,17 +39,18 @@ export function ContactForm({ flash }: { flash: "sent" | null }) {
   // What the server rendered: the outcome of a post made without JavaScript.
   const [inline, setInline] = useState<Outcome | null>(documentFailure ? "failed" : flash);
   const [toasts, setToasts] = useState<ToastItem[]>([]);
-  const submitted = useRef(false);
+  // fetcher.data as it was when the current submission started.
+  const pending = useRef<{ before: ContactFailure | undefined } | null>(null);
   const validate = useRef<typeof validateContact>();
   const busy = fetcher.state !== "idle";
 
-  // A fetcher post ends idle: with data when the action answered a failure,
-  // without when it redirected (success; the redirect also read the flash).
+  // A fetcher post ends idle: with new data when the action answered a
+  // failure; a redirect (success) leaves the previous data in place.
   useEffect(() => {
-    if (fetcher.state === "submitting") submitted.current = true;
-    if (fetcher.state !== "idle" || !submitted.current) return;
-    submitted.current = false;
-    const failure = fetcher.data;
+    if (fetcher.state === "submitting") pending.current ??= { before: fetcher.data };
+    if (fetcher.state !== "idle" || !pending.current) return;
+    const failure = fetcher.data !== pending.current.before ? fetcher.data : undefined;
+    pending.current = null;
     const outcome: Outcome = failure ? "failed" : "sent";
     if (failure) {
       console.error(`Contact form: message not sent (status ${failure.status}, ${failure.reason})`);

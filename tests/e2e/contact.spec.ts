@@ -1,0 +1,203 @@
+// The contact form with JavaScript, against the production build and the fake
+// EmailJS API: no reload, "Sending...", toasts, fields cleared or kept, the
+// console error, field errors from the shared schema, no resend on reload,
+// accessibility, and no EmailJS id or key anywhere the browser can see.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { expectFields, fake, field, fillForm, marker, message, sendButton } from "../support/contact-e2e";
+import { E2E_EMAILJS_IDS } from "../support/emailjs-e2e";
+import { site } from "../support/site";
+
+const SENT = { title: "Message Sent!", text: "Thank you for your message. I'll get back to you soon!" };
+const FAILED = {
+  title: "Error Sending Message",
+  text: "There was an issue sending your message. Please try again or contact me directly.",
+};
+
+// Radix renders a toast's text twice (once for screen readers): take the first.
+const toastText = (page: Page, text: string) => page.getByText(text, { exact: true }).first();
+
+async function openHydrated(page: Page) {
+  await page.goto("/");
+  // The form is interactive once React has hydrated (the fetcher form listens).
+  await page.waitForFunction(() => document.querySelector("#contact form") && (window as { __remixContext?: unknown }).__remixContext);
+  await page.waitForLoadState("networkidle");
+  await page.evaluate(() => ((window as { __sameDocument?: boolean }).__sameDocument = true));
+}
+
+const sameDocument = (page: Page) => page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+
+test("success: toast, fields cleared, no reload, the exact upstream body, and a reload sends nothing", async ({ page }, info) => {
+  const mark = marker(info);
+  const values = message(mark);
+  await openHydrated(page);
+  await fillForm(page, values);
+  await sendButton(page).click();
+
+  await expect(toastText(page, SENT.title)).toBeVisible();
+  await expect(toastText(page, SENT.text)).toBeVisible();
+  await expectFields(page, null);
+  await expect(sendButton(page)).toHaveText("Send Message");
+  await expect(sendButton(page)).toBeEnabled();
+  expect(await sameDocument(page)).toBe(true);
+  // The inline live region is for visitors without JavaScript only.
+  await expect(page.locator("#contact [role=status]")).toHaveCount(0);
+
+  const received = await fake().requests(mark);
+  expect(received).toHaveLength(1);
+  expect(received[0]!.headers["content-type"]).toBe("application/json");
+  expect(received[0]!.body).toEqual({
+    lib_version: "4.4.1",
+    user_id: E2E_EMAILJS_IDS.EMAILJS_PUBLIC_KEY,
+    service_id: E2E_EMAILJS_IDS.EMAILJS_SERVICE_ID,
+    template_id: E2E_EMAILJS_IDS.EMAILJS_TEMPLATE_ID,
+    template_params: {
+      name: values.name,
+      from_email: values.email,
+      subject: values.subject,
+      // Browsers submit a textarea's line breaks as CRLF; the schema counts
+      // and sends them as one "\n".
+      message: values.message,
+      to_name: site.name,
+    },
+    accessToken: E2E_EMAILJS_IDS.EMAILJS_PRIVATE_KEY,
+  });
+
+  await page.reload();
+  await expect(page.getByText(SENT.title, { exact: true })).toHaveCount(0);
+  expect(await fake().requests(mark)).toHaveLength(1);
+});
+
+test("failure: destructive toast, fields kept, console.error with status and reason only", async ({ page }, info) => {
+  const mark = marker(info);
+  const values = message(mark);
+  await fake().setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, mark);
+  const errors: string[] = [];
+  page.on("console", (entry) => entry.type() === "error" && errors.push(entry.text()));
+  await openHydrated(page);
+  await fillForm(page, values);
+  await sendButton(page).click();
+
+  await expect(toastText(page, FAILED.title)).toBeVisible();
+  await expect(toastText(page, FAILED.text)).toBeVisible();
+  await expectFields(page, values);
+  await expect(sendButton(page)).toBeEnabled();
+  expect(await sameDocument(page)).toBe(true);
+  // (The browser also reports the 502 answer itself.)
+  expect(errors).toContain("Contact form: message not sent (status 502, upstream_rejected)");
+  for (const secret of Object.values(E2E_EMAILJS_IDS)) expect(errors.join("\n")).not.toContain(secret);
+  expect(await fake().requests(mark)).toHaveLength(1);
+
+  // The visitor tries again once the provider is back.
+  await fake().setMode({ kind: "status", status: 200 }, mark);
+  await sendButton(page).click();
+  await expect(toastText(page, SENT.title)).toBeVisible();
+  await expectFields(page, null);
+  expect(await fake().requests(mark)).toHaveLength(2);
+});
+
+test('"Sending..." and a disabled button while the provider is slow', async ({ page }, info) => {
+  const mark = marker(info);
+  await fake().setMode({ kind: "status", status: 200, delayMs: 1500 }, mark);
+  await openHydrated(page);
+  await fillForm(page, message(mark));
+  await sendButton(page).click();
+
+  await expect(sendButton(page)).toHaveText("Sending...");
+  await expect(sendButton(page)).toBeDisabled();
+  await expect(toastText(page, SENT.title)).toBeVisible();
+  await expect(sendButton(page)).toHaveText("Send Message");
+  await expect(sendButton(page)).toBeEnabled();
+});
+
+test("a provider that never answers: the error toast within the deadline, and the server keeps serving", async ({ page }, info) => {
+  test.setTimeout(40_000);
+  const mark = marker(info);
+  await fake().setMode({ kind: "hang" }, mark);
+  await openHydrated(page);
+  await fillForm(page, message(mark));
+  const started = Date.now();
+  await sendButton(page).click();
+  await expect(toastText(page, FAILED.title)).toBeVisible({ timeout: 15_000 });
+  expect(Date.now() - started).toBeLessThan(13_000);
+  await expectFields(page, message(mark));
+  // Three attempts (1 s and 2 s apart) inside the 10 s deadline.
+  expect(await fake().requests(mark)).toHaveLength(3);
+  expect((await page.request.get("/healthz")).ok()).toBe(true);
+});
+
+test("field errors come from the shared schema, next to the field, and nothing is sent", async ({ page }, info) => {
+  const mark = marker(info);
+  await openHydrated(page);
+  // The browser's `required` accepts spaces; the schema does not.
+  await fillForm(page, { ...message(mark), message: "   " });
+  await sendButton(page).click();
+
+  const box = field(page, "message");
+  await expect(box).toHaveAttribute("aria-invalid", "true");
+  const describedBy = await box.getAttribute("aria-describedby");
+  await expect(page.locator(`#${describedBy}`)).toHaveText("Please enter a message.");
+  await expect(field(page, "name")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(box).toBeFocused();
+  expect(await fake().requests(mark)).toHaveLength(0);
+
+  // Typing clears the error.
+  await box.fill("Now with words.");
+  await expect(box).not.toHaveAttribute("aria-invalid", "true");
+});
+
+test("passes axe with field errors and a toast, in both themes", async ({ page }, info) => {
+  const mark = marker(info);
+  await fake().setMode({ kind: "status", status: 503 }, mark);
+  await openHydrated(page);
+  await fillForm(page, { ...message(mark), name: " " });
+  await sendButton(page).click();
+  await expect(field(page, "name")).toHaveAttribute("aria-invalid", "true");
+  for (const theme of ["dark", "light"]) {
+    await page.evaluate((next) => {
+      document.documentElement.classList.remove("dark", "light");
+      document.documentElement.classList.add(next);
+    }, theme);
+    const results = await new AxeBuilder({ page }).include("#contact").analyze();
+    expect(results.violations, `${theme} theme`).toEqual([]);
+  }
+});
+
+test("no EmailJS id or key reaches the browser: not in any response the page loads, nor its headers", async ({ page }, info) => {
+  const mark = marker(info);
+  const seen: Array<Promise<string>> = [];
+  page.on("response", (response) => {
+    seen.push(
+      (async () => {
+        const headers = JSON.stringify(await response.allHeaders());
+        const body = response.request().method() === "HEAD" || response.status() >= 300 && response.status() < 400
+          ? ""
+          : await response.text().catch(() => "");
+        return `${response.url()}\n${headers}\n${body}`;
+      })(),
+    );
+  });
+  await openHydrated(page);
+  // Submit once so the lazily loaded code and the action's answers are included.
+  await fillForm(page, message(mark));
+  await sendButton(page).click();
+  await expect(toastText(page, SENT.title)).toBeVisible();
+  await fake().setMode({ kind: "status", status: 401 }, mark);
+  await fillForm(page, message(mark));
+  await sendButton(page).click();
+  await expect(toastText(page, FAILED.title)).toBeVisible();
+  await page.waitForLoadState("networkidle");
+
+  const everything = await Promise.all(seen);
+  const urls = everything.map((entry) => entry.split("\n")[0]);
+  expect(urls.some((url) => /\.js$/.test(url!))).toBe(true);
+  expect(urls.some((url) => /\.css$/.test(url!))).toBe(true);
+  expect(urls.filter((url) => /\.data(\?|$)/.test(url!)).length).toBeGreaterThanOrEqual(2);
+  for (const secret of Object.values(E2E_EMAILJS_IDS)) {
+    const leaks = everything.filter((entry) => entry.includes(secret)).map((entry) => entry.split("\n")[0]);
+    expect(leaks, secret).toEqual([]);
+  }
+  // The page's own data and globals too.
+  const globals = await page.evaluate(() => JSON.stringify((window as { __remixContext?: unknown }).__remixContext ?? {}));
+  for (const secret of Object.values(E2E_EMAILJS_IDS)) expect(globals).not.toContain(secret);
+});
