@@ -1,3 +1,4 @@
+import { constants, crc32, deflateRawSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
 
 /**
@@ -10,10 +11,23 @@ import type { EntryContext } from "@remix-run/node";
  * Only plain GET documents are kept: status 200, no action data, no errors,
  * no Set-Cookie, loader data that is plain JSON. At most MAX_PAGES are kept,
  * the oldest dropped first, so query strings cannot grow the cache.
+ *
+ * Pages are also kept gzipped, so a response costs a CRC instead of a
+ * compression: each piece between two nonces is compressed on its own and
+ * ends byte-aligned (sync flush), and each response's nonce goes between them
+ * as a stored (uncompressed) block. No back-reference covers a nonce, so
+ * changing it changes nothing else.
  */
 const MAX_PAGES = 32;
-/** Each page split where its render's nonce was. */
-const pages = new Map<string, string[]>();
+
+/** A page split where its render's nonce was: the text pieces, and each one raw-deflated. */
+type Page = { text: string[]; bytes: Buffer[]; deflated: Buffer[] };
+const pages = new Map<string, Page>();
+
+// gzip header: deflate, no name or flags, no mtime, unknown OS.
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+// An empty final block (fixed Huffman), as deflate itself ends a stream.
+const LAST_BLOCK = Buffer.from([0x03, 0x00]);
 
 export type HtmlCache = {
   /** The cached page with this response's nonce, when there is one. */
@@ -33,10 +47,17 @@ export function htmlCache(
 ): HtmlCache {
   const key = cacheKey(request, status, headers, context);
   if (key === null) return { hit: null, cacheable: false, keep: (response) => response };
-  const parts = pages.get(key);
-  if (parts) {
+  const page = pages.get(key);
+  if (page) {
     headers.set("Content-Type", "text/html; charset=utf-8");
-    return { hit: new Response(parts.join(nonce), { status, headers }), cacheable: true, keep: (r) => r };
+    headers.append("Vary", "Accept-Encoding");
+    if (!acceptsGzip(request.headers.get("Accept-Encoding"))) {
+      return { hit: new Response(page.text.join(nonce), { status, headers }), cacheable: true, keep: (r) => r };
+    }
+    const body = gzipWithNonce(page, nonce);
+    headers.set("Content-Encoding", "gzip");
+    headers.set("Content-Length", String(body.length));
+    return { hit: new Response(body, { status, headers }), cacheable: true, keep: (r) => r };
   }
   return {
     hit: null,
@@ -44,15 +65,61 @@ export function htmlCache(
     async keep(response) {
       const html = await response.text();
       // A render that failed after its shell answers 500: never keep that.
-      if (response.status === 200) remember(key, html.split(nonce));
+      if (response.status === 200) remember(key, html.split(nonce), nonce);
       return new Response(html, { status: response.status, headers: response.headers });
     },
   };
 }
 
-function remember(key: string, parts: string[]) {
+function remember(key: string, text: string[], nonce: string) {
   if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
-  pages.set(key, parts);
+  const bytes = text.map((piece) => Buffer.from(piece));
+  // Each piece may refer back to the text before it (the deflate window),
+  // given as a dictionary with every nonce as zero bytes: text never contains
+  // a zero byte, so no back-reference can cover a nonce.
+  const withDictionary = !bytes.some((piece) => piece.includes(0));
+  const nonceLength = Buffer.byteLength(nonce);
+  let history = Buffer.alloc(0);
+  const deflated = bytes.map((piece, i) => {
+    if (i > 0) history = Buffer.concat([history, Buffer.alloc(nonceLength)]);
+    const dictionary = withDictionary && history.length ? history.subarray(-32_768) : undefined;
+    history = Buffer.concat([history, piece]).subarray(-32_768);
+    return deflateRawSync(piece, { level: 9, finishFlush: constants.Z_SYNC_FLUSH, dictionary });
+  });
+  pages.set(key, { text, bytes, deflated });
+}
+
+function gzipWithNonce(page: Page, nonce: string) {
+  const value = Buffer.from(nonce);
+  const stored = Buffer.from([0, value.length & 0xff, value.length >> 8, ~value.length & 0xff, (~value.length >> 8) & 0xff]);
+  const chunks: Uint8Array[] = [GZIP_HEADER];
+  let crc = 0;
+  let size = 0;
+  page.bytes.forEach((piece, i) => {
+    if (i > 0) {
+      chunks.push(stored, value);
+      crc = crc32(value, crc);
+      size += value.length;
+    }
+    chunks.push(page.deflated[i]!);
+    crc = crc32(piece, crc);
+    size += piece.length;
+  });
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(size >>> 0, 4);
+  return Buffer.concat([...chunks, LAST_BLOCK, trailer]);
+}
+
+/** Whether Accept-Encoding lists gzip with a non-zero weight. */
+function acceptsGzip(header: string | null): boolean {
+  for (const item of (header ?? "").split(",")) {
+    const [name, ...params] = item.split(";").map((x) => x.trim().toLowerCase());
+    if (name !== "gzip") continue;
+    const q = params.find((p) => p.startsWith("q="));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
 }
 
 function cacheKey(request: Request, status: number, headers: Headers, context: EntryContext): string | null {
@@ -79,9 +146,4 @@ function plainJson(value: unknown): string | null {
   } catch {
     return null;
   }
-}
-
-/** For tests: forget every page. */
-export function clearHtmlCache() {
-  pages.clear();
 }

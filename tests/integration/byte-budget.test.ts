@@ -48,9 +48,11 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
 
   beforeAll(async () => {
     app = await startAppServer();
+    // What most visitors get: the page from the server's cache (the first
+    // request renders it; html-cache.test.ts checks both are the same page).
+    html = await (await fetch(`${app.url}/`)).text();
     browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
     first = await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" });
-    html = await (await fetch(`${app.url}/`)).text();
   }, 90_000);
 
   afterAll(async () => {
@@ -63,6 +65,7 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
     expect(byType.document!.requests).toBe(1);
     expect(byType.stylesheet!.requests).toBeGreaterThan(0);
     expect(byType.script!.requests).toBeGreaterThan(0);
+    expect(first.textLength).toBeGreaterThan(1000);
     for (const r of first.requests.filter((r) => r.wireBytes > 1500)) {
       expect(r.encoding, r.url).toBe("gzip");
     }

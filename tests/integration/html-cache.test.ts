@@ -7,7 +7,7 @@ import { startAppServer, type AppServer } from "../support/app-server";
 
 const BROWSER = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36" };
 
-type Page = { status: number; html: string; nonce: string };
+type Page = { status: number; html: string; nonce: string; encoding: string | null };
 
 function cspNonce(res: Response): string {
   const csp = res.headers.get("Content-Security-Policy") ?? "";
@@ -20,7 +20,7 @@ describe("rendered-page cache", () => {
   let app: AppServer;
   const get = async (path = "/", headers: Record<string, string> = {}): Promise<Page> => {
     const res = await fetch(`${app.url}${path}`, { headers: { ...BROWSER, ...headers } });
-    return { status: res.status, html: await res.text(), nonce: cspNonce(res) };
+    return { status: res.status, html: await res.text(), nonce: cspNonce(res), encoding: res.headers.get("Content-Encoding") };
   };
   /** The markup with this response's nonce taken out. */
   const markup = (page: Page) => page.html.split(page.nonce).join("NONCE");
@@ -43,8 +43,12 @@ describe("rendered-page cache", () => {
       for (const tag of scripts) expect(tag).toContain(`nonce="${page.nonce}"`);
       expect(page.html.match(/nonce="([^"]+)"/g)!.every((n) => n === `nonce="${page.nonce}"`)).toBe(true);
     }
-    // Apart from the nonce, the cached copies are the first render.
-    expect(new Set(pages.map(markup)).size).toBe(1);
+    // Apart from the nonce, the cached copies are the first render, served
+    // gzipped from the cache (fetch decodes them) or as text.
+    expect(pages.slice(1).map((p) => p.encoding)).toEqual(Array(pages.length - 1).fill("gzip"));
+    const identity = await get("/", { "Accept-Encoding": "identity" });
+    expect(identity.encoding).toBeNull();
+    expect(new Set([...pages, identity].map(markup)).size).toBe(1);
   });
 
   it("keeps the pages of the two themes apart", async () => {
