@@ -6,7 +6,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { expectFields, fake, field, fillForm, marker, message, sendButton } from "../support/contact-e2e";
 import { E2E_EMAILJS_IDS } from "../support/emailjs-e2e";
-import { site } from "../support/site";
+import { site, watchProblems } from "../support/site";
 
 const SENT = { title: "Message Sent!", text: "Thank you for your message. I'll get back to you soon!" };
 const FAILED = {
@@ -30,6 +30,7 @@ const sameDocument = (page: Page) => page.evaluate(() => (window as { __sameDocu
 test("success: toast, fields cleared, no reload, the exact upstream body, and a reload sends nothing", async ({ page }, info) => {
   const mark = marker(info);
   const values = message(mark);
+  const problems = await watchProblems(page);
   await openHydrated(page);
   await fillForm(page, values);
   await sendButton(page).click();
@@ -66,6 +67,8 @@ test("success: toast, fields cleared, no reload, the exact upstream body, and a 
   await page.reload();
   await expect(page.getByText(SENT.title, { exact: true })).toHaveCount(0);
   expect(await fake().requests(mark)).toHaveLength(1);
+  // No hydration mismatch, CSP violation or other console complaint on the way.
+  expect(problems).toEqual([]);
 });
 
 test("failure: destructive toast, fields kept, console.error with status and reason only", async ({ page }, info) => {
