@@ -1,0 +1,161 @@
+// Security headers on every kind of response the production server gives:
+// pages (200, 404, a refused no-JS post), single-fetch data (loader and
+// action), resource routes (health, theme). The contact action runs in relay
+// mode against the HTTP fake of EmailJS.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+
+let app: AppServer;
+let fake: EmailJsFake;
+
+beforeAll(async () => {
+  fake = await startEmailJsFake();
+  app = await startAppServer({ env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000" } });
+}, 60_000);
+afterAll(async () => {
+  await app?.stop();
+  await fake?.close();
+});
+
+/** CSP directives by name; values as a list of sources. */
+function directives(policy: string): Map<string, string[]> {
+  return new Map(
+    policy
+      .split(";")
+      .map((part) => part.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name, ...sources]) => [name!.toLowerCase(), sources]),
+  );
+}
+
+/** The headers every response carries, whatever it is. */
+function expectCommonHeaders(response: Response) {
+  const h = response.headers;
+  expect(h.get("X-Content-Type-Options")).toBe("nosniff");
+  expect(h.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
+  const permissions = h.get("Permissions-Policy") ?? "";
+  for (const feature of ["camera", "microphone", "geolocation", "payment", "usb"]) {
+    expect(permissions).toContain(`${feature}=()`);
+  }
+  expect(h.get("Cross-Origin-Opener-Policy")).toBe("same-origin");
+  // The server runs with NODE_ENV=production, as in the image.
+  const hsts = /max-age=(\d+)/.exec(h.get("Strict-Transport-Security") ?? "");
+  expect(Number(hsts?.[1])).toBeGreaterThanOrEqual(31_536_000);
+  // Enforced, not merely reported.
+  expect(h.get("Content-Security-Policy-Report-Only")).toBeNull();
+}
+
+/** A page: the enforced policy with this response's nonce, which every script carries. Returns the nonce. */
+async function expectDocumentHeaders(response: Response): Promise<string> {
+  expectCommonHeaders(response);
+  expect(response.headers.get("Content-Type")).toMatch(/^text\/html/);
+  const csp = directives(response.headers.get("Content-Security-Policy") ?? "");
+  expect(csp.get("default-src")).toEqual(["'self'"]);
+  const scripts = csp.get("script-src") ?? [];
+  const nonce = scripts.find((source) => source.startsWith("'nonce-"))?.slice(7, -1);
+  expect(nonce, "script-src has a nonce").toMatch(/^[A-Za-z0-9+/]{16,}={0,2}$/);
+  expect(scripts).toContain("'strict-dynamic'");
+  expect(scripts).not.toContain("'unsafe-inline'");
+  expect(scripts).not.toContain("'unsafe-eval'");
+  expect(csp.get("object-src")).toEqual(["'none'"]);
+  expect(csp.get("base-uri")).toEqual(["'none'"]);
+  expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
+  expect(csp.get("form-action")).toEqual(["'self'"]);
+
+  const html = await response.text();
+  const scriptTags = html.match(/<script\b[^>]*>/g) ?? [];
+  expect(scriptTags.length).toBeGreaterThan(0);
+  for (const tag of scriptTags) expect(tag, "every script carries the nonce").toContain(`nonce="${nonce}"`);
+  return nonce!;
+}
+
+/** Data, JSON, redirects, empty answers: the locked-down policy. */
+function expectNonDocumentHeaders(response: Response) {
+  expectCommonHeaders(response);
+  const csp = directives(response.headers.get("Content-Security-Policy") ?? "");
+  expect(csp.get("default-src")).toEqual(["'none'"]);
+  expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
+}
+
+const get = (path: string) => fetch(`${app.url}${path}`, { headers: BROWSER_HEADERS, redirect: "manual" });
+const post = (path: string, values: Record<string, string>) =>
+  fetch(`${app.url}${path}`, {
+    method: "POST",
+    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+    body: formBody(values),
+    redirect: "manual",
+  });
+
+describe("pages", () => {
+  it("/ has every header, and a fresh nonce per response", async () => {
+    const first = await get("/");
+    expect(first.status).toBe(200);
+    const nonce = await expectDocumentHeaders(first);
+    const second = await get("/");
+    expect(await expectDocumentHeaders(second)).not.toBe(nonce);
+  });
+
+  it("the 404 page has every header", async () => {
+    const response = await get("/no-such-page");
+    expect(response.status).toBe(404);
+    await expectDocumentHeaders(response);
+  });
+
+  it("a no-JS contact post that is refused (page re-rendered with the errors) has every header", async () => {
+    const response = await post("/?index", { ...VALID, email: "not-an-address" });
+    expect(response.status).toBe(400);
+    await expectDocumentHeaders(response);
+  });
+
+  // Known gap: Remix returns an action's redirect on a document request as it
+  // is, past every entry hook, so only the contact action can add the headers
+  // to it (asked of its owner). When it does, this fails: make it a plain `it`.
+  it.fails("a no-JS contact post that is sent (redirect back to the page) has every header", async () => {
+    const response = await post("/?index", VALID);
+    expect(response.status).toBe(303);
+    expectNonDocumentHeaders(response);
+  });
+});
+
+describe("single-fetch data, as the page's JavaScript asks for it", () => {
+  it("loader data has every header", async () => {
+    const response = await get("/_root.data");
+    expect(response.status).toBe(200);
+    expectNonDocumentHeaders(response);
+  });
+
+  it("the contact action's answers (sent, refused) have every header", async () => {
+    const sent = await post("/_root.data?index", VALID);
+    // Single fetch answers an action's redirect with 202 and the target in the body.
+    expect(sent.status).toBe(202);
+    expectNonDocumentHeaders(sent);
+    const refused = await post("/_root.data?index", { ...VALID, email: "not-an-address" });
+    expect(refused.status).toBe(400);
+    expectNonDocumentHeaders(refused);
+  });
+});
+
+describe("resource routes (Remix gives them no entry hook)", () => {
+  it("/healthz has every header", async () => {
+    const response = await get("/healthz");
+    expect(response.status).toBe(200);
+    expectNonDocumentHeaders(response);
+  });
+
+  it("the theme action has every header, with JS (204) and without (redirect), and on GET", async () => {
+    const withJs = await post("/action/set-theme", { theme: "light" });
+    expect(withJs.status).toBe(204);
+    expectNonDocumentHeaders(withJs);
+    const withoutJs = await post("/action/set-theme", { redirectTo: "/" });
+    expect(withoutJs.headers.get("Location")).toBe("/");
+    expectNonDocumentHeaders(withoutJs);
+    const refused = await fetch(`${app.url}/action/set-theme`, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } });
+    expect(refused.status).toBe(415);
+    expectNonDocumentHeaders(refused);
+    const getIt = await get("/action/set-theme");
+    expect(getIt.headers.get("Location")).toBe("/");
+    expectNonDocumentHeaders(getIt);
+  });
+});
