@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { ThemeToggle } from "~/components/theme-toggle";
 import { buttonClass } from "~/components/ui/button";
 import { CloseIcon, MenuIcon } from "~/components/ui/icons";
+import { Tooltip } from "~/components/ui/tooltip";
 import type { NavItem } from "~/content/site";
 import { cn } from "~/lib/cn";
 import { useActiveSection } from "~/lib/use-active-section";
@@ -98,28 +99,30 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
         </nav>
         <div className="flex items-center gap-1">
           <ThemeToggle />
-          <a
-            ref={menuButton}
-            href={`#${MOBILE_NAV_ID}`}
-            role="button"
-            aria-label="Menu"
-            aria-expanded={open}
-            aria-controls={MOBILE_NAV_ID}
-            onClick={(event) => {
-              event.preventDefault();
-              setOpen((value) => !value);
-            }}
-            onKeyDown={onMenuKey}
-            className={buttonClass("ghost", "icon", "md:hidden")}
-          >
-            {open ? <CloseIcon /> : <MenuIcon />}
-          </a>
+          <Tooltip content="Menu">
+            <a
+              ref={menuButton}
+              href={`#${MOBILE_NAV_ID}`}
+              role="button"
+              aria-label="Menu"
+              aria-expanded={open}
+              aria-controls={MOBILE_NAV_ID}
+              onClick={(event) => {
+                event.preventDefault();
+                setOpen((value) => !value);
+              }}
+              onKeyDown={onMenuKey}
+              className={buttonClass("ghost", "icon", "md:hidden")}
+            >
+              {open ? <CloseIcon /> : <MenuIcon />}
+            </a>
+          </Tooltip>
         </div>
       </div>
       <nav
         id={MOBILE_NAV_ID}
         aria-label="Mobile"
-        className={cn("border-t border-border/70 md:hidden", open ? "block" : hydrated ? "hidden" : "hidden target:block")}
+        className={cn("border-t border-border/70 bg-background shadow-lg md:hidden", open ? "block" : hydrated ? "hidden" : "hidden target:block")}
       >
         <div className="container py-3">
           <NavLinks items={nav} active={active} onChoose={() => setOpen(false)} vertical />

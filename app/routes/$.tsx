@@ -3,8 +3,12 @@ import { data } from "@remix-run/node";
 import { useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { StatusPage } from "~/components/status-page";
+import { site } from "~/content/site";
 
-export const meta: MetaFunction = () => [{ title: "Page not found" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction = () => [
+  { title: `Page not found · ${site.name}` },
+  { name: "robots", content: "noindex" },
+];
 
 export function loader({ request }: LoaderFunctionArgs) {
   const { pathname } = new URL(request.url);

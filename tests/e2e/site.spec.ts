@@ -45,6 +45,16 @@ test.describe("home page structure", () => {
     await expect(skip).toBeFocused();
     await expect(skip).toBeInViewport();
     await expect(skip).toHaveAttribute("href", "#main");
+
+    // Focus stays visible on the next stops too.
+    for (let stop = 0; stop < 3; stop++) {
+      await page.keyboard.press("Tab");
+      const ring = await page.evaluate(() => {
+        const style = getComputedStyle(document.activeElement!);
+        return style.outlineStyle !== "none" || style.boxShadow !== "none";
+      });
+      expect(ring).toBe(true);
+    }
   });
 
   test("hero buttons lead to Projects and Get In Touch", async ({ page }) => {
@@ -153,8 +163,13 @@ test.describe("home page structure", () => {
     // Several steps, as a real pointer: Radix closes on the moves after leaving.
     await page.mouse.move(0, 400, { steps: 5 });
     await expect(tooltip).toHaveCount(0);
-    await page.locator("#home").getByRole("link", { name: "GitHub profile" }).hover();
-    await expect(tooltip).toHaveText("GitHub profile");
+    for (const name of ["GitHub profile", "LinkedIn profile", `Email ${site.contact.email}`]) {
+      await page.locator("#home").getByRole("link", { name }).hover();
+      await expect(tooltip).toHaveText(name);
+    }
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.getByRole("button", { name: "Menu" }).hover();
+    await expect(tooltip).toHaveText("Menu");
   });
 });
 
@@ -176,6 +191,8 @@ test.describe("404", () => {
     expect(response?.status()).toBe(404);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("404");
     await expect(page.getByText("Oops! Page not found")).toBeVisible();
+    await expect(page).toHaveTitle(`Page not found · ${site.name}`);
+    await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
     const home = page.getByRole("link", { name: /return to home/i });
     await expect(home).toHaveAttribute("href", "/");
     await expect.poll(() => errors.some((text) => text.includes("/no/such-page"))).toBe(true);
