@@ -65,12 +65,12 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     status: number,
     reason: ContactFailureReason,
     fields: ContactFields,
-    extra: { fieldErrors?: FieldErrors; headers?: HeadersInit } = {},
+    fieldErrors?: FieldErrors,
   ) {
     log({ outcome: "refused", status, reason });
     const body: ContactFailure = { ok: false, status, reason, fields };
-    if (extra.fieldErrors) body.fieldErrors = extra.fieldErrors;
-    return data(body, { status, headers: extra.headers });
+    if (fieldErrors) body.fieldErrors = fieldErrors;
+    return data(body, { status });
   }
 
   async function succeed() {
@@ -105,7 +105,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     }
 
     const validation = validateContact(raw);
-    if (!validation.ok) return fail(400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
+    if (!validation.ok) return fail(400, "invalid_fields", fields, validation.fieldErrors);
 
     // A bot gets the normal success and nothing is sent.
     if (honeypotFilled(form)) {
@@ -114,10 +114,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     }
 
     const refusal = await guards(request, validation.message);
-    if (refusal) {
-      const headers = refusal.status === 429 ? { "Retry-After": String(refusal.retryAfterSeconds) } : undefined;
-      return fail(refusal.status, refusal.reason, fields, { headers });
-    }
+    if (refusal) return fail(refusal.status, refusal.reason, fields);
 
     const { name, email, subject, message } = validation.message;
     const sent = await transport({ name, from_email: email, subject, message, to_name: toName });

@@ -74,14 +74,14 @@ export function formRequest(values: FormValues, headers: Record<string, string> 
   });
 }
 
-export function expectFailure(result: unknown): { status: number; data: ContactFailure; headers: Headers } {
+export function expectFailure(result: unknown): { status: number; data: ContactFailure } {
   // What Remix's data() returns (a DataWithResponseInit), checked by shape.
   const answer = result as { type?: string; data: unknown; init: ResponseInit | null };
   if (result instanceof Response || answer?.type !== "DataWithResponseInit") {
     throw new Error(`expected a failure answer, got ${result instanceof Response ? `Response ${result.status}` : String(result)}`);
   }
   const init = answer.init ?? {};
-  return { status: init.status ?? 200, data: answer.data as ContactFailure, headers: new Headers(init.headers) };
+  return { status: init.status ?? 200, data: answer.data as ContactFailure };
 }
 
 export function expectRedirect(result: unknown): Response {
