@@ -1,0 +1,100 @@
+// /healthz as deploys and the HEALTHCHECK use it, and what the production
+// server writes to its log: one line per request, one JSON line per contact
+// outcome, never a message body, an address or a key.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+
+const PRIVATE_KEY = "private_test_SECRET_000";
+const secrets = () => Object.values(relayEnv("")).filter(Boolean).concat(PRIVATE_KEY);
+
+let fake: EmailJsFake;
+let relay: AppServer;
+beforeAll(async () => {
+  fake = await startEmailJsFake();
+  relay = await startAppServer({ env: { ...relayEnv(fake.url), EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1000" } });
+}, 60_000);
+afterAll(async () => {
+  await relay?.stop();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+describe("/healthz", () => {
+  it("answers 200 with the status and the mail mode, uncached, naming no key", async () => {
+    const response = await fetch(`${relay.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay" });
+    for (const secret of secrets()) expect(text).not.toContain(secret);
+  });
+
+  it("never calls the provider, and answers while the provider hangs", async () => {
+    fake.setMode({ kind: "hang" });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${relay.url}/healthz`)).status).toBe(200);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("names the outbox mode when no EmailJS ids are set", async () => {
+    const outbox = await startAppServer({ env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) } });
+    try {
+      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({ status: "ok", mail: "outbox" });
+    } finally {
+      await outbox.stop();
+    }
+  });
+});
+
+describe("logs", () => {
+  /** Waits for the server's log to grow past `from` with `count` lines matching. */
+  async function linesAfter(from: number, match: RegExp, count: number): Promise<string[]> {
+    for (let tries = 0; ; tries++) {
+      const lines = relay.output().slice(from).split("\n").filter((line) => match.test(line));
+      if (lines.length >= count || tries > 50) return lines;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it("has one line per request", async () => {
+    const from = relay.output().length;
+    const paths = ["/healthz", "/", "/no-such-page", "/_root.data"];
+    for (const path of paths) await (await fetch(`${relay.url}${path}`, { headers: BROWSER_HEADERS })).text();
+    const lines = await linesAfter(from, /^(GET|POST) \//, paths.length);
+    expect(lines.map((line) => line.split(" ").slice(0, 3).join(" "))).toEqual([
+      "GET /healthz 200",
+      "GET / 200",
+      "GET /no-such-page 404",
+      "GET /_root.data 200",
+    ]);
+  });
+
+  it("has one JSON line per contact outcome, without bodies, addresses or keys", async () => {
+    const from = relay.output().length;
+    const send = (values: Record<string, string>) =>
+      fetch(`${relay.url}/_root.data?index`, {
+        method: "POST",
+        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+        body: formBody(values),
+      }).then((response) => response.text());
+    await send(VALID);
+    await send({ ...VALID, email: "someone-else@example.org", message: "" });
+    const lines = await linesAfter(from, /"event":"contact"/, 3);
+    const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events).toEqual([
+      expect.objectContaining({ outcome: "accepted", transport: "relay" }),
+      expect.objectContaining({ outcome: "relayed", ok: true, upstreamStatus: 200, durationMs: expect.any(Number) }),
+      expect.objectContaining({ outcome: "refused", status: 400, reason: "invalid_fields" }),
+    ]);
+    const logged = lines.join("\n");
+    for (const value of [...Object.values(VALID), "someone-else@example.org", ...secrets()]) {
+      expect(logged).not.toContain(value);
+    }
+    expect(logged).not.toMatch(/@/);
+  });
+});
