@@ -27,6 +27,8 @@ async function expectCurrent(nav: Locator, id: string) {
 
 test.describe("desktop", () => {
   test("every nav link scrolls to its section, again and again, and only it is current", async ({ page }) => {
+    // Instant jumps keep this long walk fast; smooth scrolling has its own tests below.
+    await page.emulateMedia({ reducedMotion: "reduce" });
     await page.goto("/");
     const nav = page.getByRole("navigation", { name: "Main" });
     await expectCurrent(nav, "home");
