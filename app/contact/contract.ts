@@ -42,7 +42,9 @@ export type ContactFailureReason =
   | "upstream_error"
   | "upstream_unreachable"
   | "upstream_timeout"
-  | "outbox_write_failed";
+  | "outbox_write_failed"
+  /** Browser only: the action's answer never arrived or could not be read. */
+  | "network_error";
 
 /** What the action returns when the message was not sent (with its HTTP status). */
 export type ContactFailure = {

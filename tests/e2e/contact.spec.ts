@@ -99,6 +99,25 @@ test("failure: destructive toast, fields kept, console.error with status and rea
   expect(await fake().requests(mark)).toHaveLength(2);
 });
 
+test("the site unreachable while sending: the error toast, not the error page, and the text kept", async ({ page }, info) => {
+  const mark = marker(info);
+  const errors: string[] = [];
+  page.on("console", (entry) => entry.type() === "error" && errors.push(entry.text()));
+  await openHydrated(page);
+  await fillForm(page, message(mark));
+  await page.route(
+    (url) => url.pathname.endsWith(".data"),
+    (route) => (route.request().method() === "POST" ? route.abort("internetdisconnected") : route.continue()),
+  );
+  await sendButton(page).click();
+
+  await expect(toastText(page, FAILED.title)).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Get In Touch" })).toBeVisible();
+  await expectFields(page, message(mark));
+  expect(errors).toContain("Contact form: message not sent (status 0, network_error)");
+  expect(await fake().requests(mark)).toHaveLength(0);
+});
+
 test('"Sending..." and a disabled button while the provider is slow', async ({ page }, info) => {
   const mark = marker(info);
   await fake().setMode({ kind: "status", status: 200, delayMs: 1500 }, mark);
