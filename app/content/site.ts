@@ -9,6 +9,8 @@ export type NavItem = { id: SectionId; label: string };
 export type ServiceIcon = "brain" | "code" | "chart" | "heart-pulse";
 export type SkillGroup = { title: string; skills: readonly string[] };
 export type Service = { title: string; description: string; icon: ServiceIcon };
+/** A section's heading and optional intro line. */
+export type SectionCopy = { title: string; description?: string };
 export type Project = {
   title: string;
   description: string;
@@ -23,6 +25,7 @@ export type SiteContent = {
   role: string;
   tagline: string;
   location: string;
+  availability: string;
   siteUrl: string;
   description: string;
   about: { intro: readonly string[] };
@@ -36,6 +39,7 @@ export type SiteContent = {
   resume: { url: string; date: string; fileLabel: string };
   contact: { email: string; phone: string; linkedinUrl: string; githubUrl: string };
   nav: readonly NavItem[];
+  sections: Record<"about" | "skills" | "services" | "projects" | "resume" | "contact", SectionCopy>;
   footer: string;
 };
 
@@ -45,6 +49,7 @@ export const site: SiteContent = {
   tagline:
     "I build machine-learning systems and the software around them — from data pipelines and models to the APIs and interfaces people actually use.",
   location: "Pune, India",
+  availability: "Open to roles from 2026",
   siteUrl: "https://aaravmehta.dev",
   description:
     "Portfolio of Aarav Mehta, a software and machine-learning engineer building ML systems, data tools and healthcare AI.",
@@ -160,5 +165,25 @@ export const site: SiteContent = {
     { id: "projects", label: "Projects" },
     { id: "contact", label: "Contact" },
   ],
+  sections: {
+    about: { title: "About Me" },
+    skills: {
+      title: "Skills & Technologies",
+      description: "The languages, tools and habits I reach for when turning data into working software.",
+    },
+    services: {
+      title: "What I Can Do For You",
+      description: "Focused help, from a first model to a product your users rely on.",
+    },
+    projects: {
+      title: "Featured Projects",
+      description: "A few things I have built end to end, from the model to the interface.",
+    },
+    resume: { title: "Resume", description: "Everything above on one page, ready to share." },
+    contact: {
+      title: "Get In Touch",
+      description: "Have a project, a role or a question? Send a message and I'll reply within a couple of days.",
+    },
+  },
   footer: "© 2025",
 };

@@ -6,7 +6,7 @@ import type { SiteContent } from "~/content/site";
 export function About({ site }: { site: SiteContent }) {
   const { education, experience, stat } = site;
   return (
-    <Section id="about" eyebrow="About" title="About Me">
+    <Section id="about" eyebrow="About" {...site.sections.about}>
       <div className="grid gap-10 lg:grid-cols-5">
         <div className="space-y-5 text-lg leading-8 text-muted-foreground lg:col-span-3">
           {site.about.intro.map((paragraph) => (

@@ -1,10 +1,18 @@
 import { Section } from "~/components/section";
 import { Card } from "~/components/ui/card";
 import { GithubIcon, LinkedinIcon, MailIcon, PhoneIcon } from "~/components/ui/icons";
-import type { SiteContent } from "~/content/site";
+import type { SectionCopy, SiteContent } from "~/content/site";
 import type { ReactNode } from "react";
 
-export function Contact({ contact, form }: { contact: SiteContent["contact"]; form: ReactNode }) {
+export function Contact({
+  contact,
+  copy,
+  form,
+}: {
+  contact: SiteContent["contact"];
+  copy: SectionCopy;
+  form: ReactNode;
+}) {
   const items = [
     { label: "Email", value: contact.email, href: `mailto:${contact.email}`, Icon: MailIcon, external: false },
     { label: "Phone", value: contact.phone, href: `tel:${contact.phone.replace(/[^\d+]/g, "")}`, Icon: PhoneIcon, external: false },
@@ -15,8 +23,7 @@ export function Contact({ contact, form }: { contact: SiteContent["contact"]; fo
     <Section
       id="contact"
       eyebrow="Contact"
-      title="Get In Touch"
-      description="Have a project, a role or a question? Send a message and I'll reply within a couple of days."
+      {...copy}
       className="bg-muted/40"
     >
       <div className="grid grid-cols-1 gap-8 lg:grid-cols-5">

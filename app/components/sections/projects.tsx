@@ -3,15 +3,22 @@ import { Badge } from "~/components/ui/badge";
 import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { ExternalLinkIcon, GithubIcon } from "~/components/ui/icons";
-import type { Project } from "~/content/site";
+import type { Project, SectionCopy } from "~/content/site";
 
-export function Projects({ projects, profileUrl }: { projects: readonly Project[]; profileUrl: string }) {
+export function Projects({
+  projects,
+  profileUrl,
+  copy,
+}: {
+  projects: readonly Project[];
+  profileUrl: string;
+  copy: SectionCopy;
+}) {
   return (
     <Section
       id="projects"
       eyebrow="Projects"
-      title="Featured Projects"
-      description="A few things I have built end to end, from the model to the interface."
+      {...copy}
       className="bg-muted/40"
     >
       <ul className="grid gap-4 md:grid-cols-2 lg:grid-cols-3">

@@ -2,11 +2,11 @@ import { Section } from "~/components/section";
 import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { DownloadIcon, ExternalLinkIcon, FileTextIcon } from "~/components/ui/icons";
-import type { SiteContent } from "~/content/site";
+import type { SectionCopy, SiteContent } from "~/content/site";
 
-export function Resume({ resume }: { resume: SiteContent["resume"] }) {
+export function Resume({ resume, copy }: { resume: SiteContent["resume"]; copy: SectionCopy }) {
   return (
-    <Section id="resume" eyebrow="Resume" title="Resume" description="Everything above on one page, ready to share.">
+    <Section id="resume" eyebrow="Resume" {...copy}>
       <Card className="flex flex-col gap-6 p-5 sm:flex-row sm:items-center sm:justify-between sm:p-6">
         <div className="flex items-center gap-3 sm:gap-4">
           <span className="grid size-11 shrink-0 place-items-center rounded-md bg-primary/10 text-primary sm:size-12">

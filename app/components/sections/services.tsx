@@ -1,7 +1,7 @@
 import { Section } from "~/components/section";
 import { Card } from "~/components/ui/card";
 import { BrainIcon, ChartIcon, CodeIcon, HeartPulseIcon } from "~/components/ui/icons";
-import type { Service, ServiceIcon } from "~/content/site";
+import type { SectionCopy, Service, ServiceIcon } from "~/content/site";
 
 const icons: Record<ServiceIcon, typeof BrainIcon> = {
   brain: BrainIcon,
@@ -10,13 +10,12 @@ const icons: Record<ServiceIcon, typeof BrainIcon> = {
   "heart-pulse": HeartPulseIcon,
 };
 
-export function Services({ services }: { services: readonly Service[] }) {
+export function Services({ services, copy }: { services: readonly Service[]; copy: SectionCopy }) {
   return (
     <Section
       id="services"
       eyebrow="Services"
-      title="What I Can Do For You"
-      description="Focused help, from a first model to a product your users rely on."
+      {...copy}
     >
       <div className="grid gap-4 sm:grid-cols-2">
         {services.map((service) => {

@@ -1,15 +1,14 @@
 import { Section } from "~/components/section";
 import { Badge } from "~/components/ui/badge";
 import { Card } from "~/components/ui/card";
-import type { SkillGroup } from "~/content/site";
+import type { SectionCopy, SkillGroup } from "~/content/site";
 
-export function Skills({ groups }: { groups: readonly SkillGroup[] }) {
+export function Skills({ groups, copy }: { groups: readonly SkillGroup[]; copy: SectionCopy }) {
   return (
     <Section
       id="skills"
       eyebrow="Skills"
-      title="Skills & Technologies"
-      description="The languages, tools and habits I reach for when turning data into working software."
+      {...copy}
       className="bg-muted/40"
     >
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
