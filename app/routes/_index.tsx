@@ -1,0 +1,77 @@
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { SiteHeader } from "~/components/site-header";
+import { About } from "~/components/sections/about";
+import { Contact } from "~/components/sections/contact";
+import { ContactForm } from "~/components/sections/contact-form";
+import { Footer } from "~/components/sections/footer";
+import { Hero } from "~/components/sections/hero";
+import { Projects } from "~/components/sections/projects";
+import { Resume } from "~/components/sections/resume";
+import { Services } from "~/components/sections/services";
+import { Skills } from "~/components/sections/skills";
+import { readContactFlash } from "~/contact/flash.server";
+import { site } from "~/content/site";
+import { personJsonLd } from "~/lib/json-ld";
+import { useNonce } from "~/lib/nonce";
+
+export { contactAction as action } from "~/contact/action.server";
+export { contactClientAction as clientAction } from "~/contact/client-action";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  // The outcome of a contact post, once; `headers` clears it.
+  const { outcome, headers } = await readContactFlash(request);
+  return data({ site, contactOutcome: outcome }, { headers });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  if (!data) return [];
+  const { name, role, description, siteUrl } = data.site;
+  const title = `${name} — ${role}`;
+  return [
+    { title },
+    { name: "description", content: description },
+    { property: "og:type", content: "website" },
+    { property: "og:title", content: title },
+    { property: "og:description", content: description },
+    { property: "og:url", content: siteUrl },
+    { property: "og:site_name", content: name },
+    { name: "twitter:card", content: "summary" },
+    { name: "twitter:title", content: title },
+    { name: "twitter:description", content: description },
+  ];
+};
+
+export const links: LinksFunction = () => [{ rel: "canonical", href: site.siteUrl }];
+
+export default function Index() {
+  const { site, contactOutcome } = useLoaderData<typeof loader>();
+  const nonce = useNonce();
+  return (
+    <>
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-primary focus:px-4 focus:py-2 focus:text-primary-foreground"
+      >
+        Skip to content
+      </a>
+      <SiteHeader name={site.name} nav={site.nav} />
+      <main id="main">
+        <Hero site={site} />
+        <About site={site} />
+        <Skills groups={site.skillGroups} copy={site.sections.skills} />
+        <Services services={site.services} copy={site.sections.services} />
+        <Projects projects={site.projects} profileUrl={site.githubProfileUrl} copy={site.sections.projects} />
+        <Resume resume={site.resume} copy={site.sections.resume} />
+        <Contact contact={site.contact} copy={site.sections.contact} form={<ContactForm flash={contactOutcome} />} />
+      </main>
+      <Footer site={site} />
+      <script
+        type="application/ld+json"
+        nonce={nonce}
+        suppressHydrationWarning
+        dangerouslySetInnerHTML={{ __html: personJsonLd(site) }}
+      />
+    </>
+  );
+}
