@@ -47,12 +47,13 @@ export async function lighthouseMedian(url, preset, runs) {
         .flatMap((category) => category.auditRefs)
         .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)
         .map((ref) => ref.id);
-      perRun.push({ ...extract(lhr), loadavg1: Math.round(loadavg1 * 100) / 100, failingAudits: [...new Set(failingAudits)] });
+      const consoleErrors = (lhr.audits["errors-in-console"]?.details?.items ?? []).map((item) => `${item.source}: ${item.description}`);
+      perRun.push({ ...extract(lhr), loadavg1: Math.round(loadavg1 * 100) / 100, failingAudits: [...new Set(failingAudits)], consoleErrors });
     } finally {
       await chrome.kill();
     }
   }
-  const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => k !== "failingAudits") : [];
+  const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];
   return {
     preset,
     lighthouseVersion: version,
