@@ -4,10 +4,13 @@
 import { expect, test, type Page } from "@playwright/test";
 import { atPageBottom, SECTION_STOP_PX, sectionTop, site } from "../support/site";
 
+const copy = (section: keyof typeof site.sections) => [site.sections[section].title, site.sections[section].description ?? ""];
+
 /** What each part of the page must show, read from the content module. */
 const TEXT_BY_PART: Record<string, readonly string[]> = {
-  "#home": [site.name, site.role, site.tagline, site.location, "View My Work", "Get In Touch"],
+  "#home": [site.name, site.role, site.tagline, site.location, site.availability, "View My Work", "Get In Touch"],
   "#about": [
+    ...copy("about"),
     ...site.about.intro,
     site.education.degree,
     site.education.school,
@@ -21,14 +24,15 @@ const TEXT_BY_PART: Record<string, readonly string[]> = {
     site.stat.value,
     site.stat.label,
   ],
-  "#skills": site.skillGroups.flatMap((group) => [group.title, ...group.skills]),
-  "#services": site.services.flatMap((service) => [service.title, service.description]),
+  "#skills": [...copy("skills"), ...site.skillGroups.flatMap((group) => [group.title, ...group.skills])],
+  "#services": [...copy("services"), ...site.services.flatMap((service) => [service.title, service.description])],
   "#projects": [
+    ...copy("projects"),
     ...site.projects.flatMap((project) => [project.title, project.description, ...project.technologies]),
     "View All Projects on GitHub",
   ],
-  "#resume": [site.resume.fileLabel, site.resume.date, "Download Resume", "View Online"],
-  "#contact": ["Get In Touch", site.contact.email, site.contact.phone, "LinkedIn", "GitHub", "Name", "Subject", "Message"],
+  "#resume": [...copy("resume"), site.resume.fileLabel, site.resume.date, "Download Resume", "View Online"],
+  "#contact": [...copy("contact"), site.contact.email, site.contact.phone, "LinkedIn", "GitHub", "Name", "Subject", "Message"],
   "footer": [site.footer, site.name],
   "header nav[aria-label=Main]": site.nav.map((item) => item.label),
 };

@@ -76,6 +76,12 @@ describe("content module", () => {
     expect(site.stat).toEqual({ value: "5+", label: "Projects Completed" });
   });
 
+  it("keeps the section headings the spec names", () => {
+    expect(site.sections.projects.title).toBe("Featured Projects");
+    expect(site.sections.resume.title).toBe("Resume");
+    expect(site.sections.contact.title).toBe("Get In Touch");
+  });
+
   it("dates the resume June 2025 and reads © 2025 in the footer", () => {
     expect(site.resume.date).toBe("June 2025");
     expect(site.footer).toBe("© 2025");
