@@ -305,6 +305,16 @@ describe("guards", () => {
       expect(fake.requests).toHaveLength(3);
     });
 
+    it("IPv6 clients are counted per /64, so rotating addresses in it does not help", async () => {
+      const { run } = setupAction(env({ TRUST_PROXY: "1" }));
+      const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
+      expectRedirect(await run(from("2001:db8:1:2::10")));
+      expectRedirect(await run(from("2001:db8:1:2:aaaa:bbbb:cccc:dddd")));
+      expect(expectFailure(await run(from("2001:db8:1:2::99"))).status).toBe(429);
+      expectRedirect(await run(from("2001:db8:1:3::10")));
+      expect(fake.requests).toHaveLength(3);
+    });
+
     it("without TRUST_PROXY forwarded headers are ignored and all clients share one key", async () => {
       const { run } = setupAction(env());
       expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "203.0.113.7" })));
