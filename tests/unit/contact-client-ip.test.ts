@@ -1,0 +1,33 @@
+// Who one client is for the rate limit: the TRUST_PROXY rule of DESIGN.md.
+import { describe, expect, it } from "vitest";
+import { clientKey, SHARED_CLIENT_KEY } from "~/contact/client-ip.server";
+
+describe("clientKey (TRUST_PROXY)", () => {
+  const request = (xff?: string) => new Request("http://x/", { headers: xff === undefined ? {} : { "X-Forwarded-For": xff } });
+
+  it.each([
+    [0, "203.0.113.7", SHARED_CLIENT_KEY],
+    [1, undefined, SHARED_CLIENT_KEY],
+    [1, " , ,", SHARED_CLIENT_KEY],
+    [1, "203.0.113.7", "203.0.113.7"],
+    [1, "1.1.1.1, 203.0.113.7", "203.0.113.7"],
+    [2, "1.1.1.1,203.0.113.7 , 10.0.0.1", "203.0.113.7"],
+    // Fewer entries than proxies: the left-most is what the first trusted proxy saw.
+    [3, "203.0.113.7, 10.0.0.1", "203.0.113.7"],
+    [1, "203.0.113.7:4711", "203.0.113.7"],
+    [1, "::ffff:203.0.113.7", "203.0.113.7"],
+    // One key per IPv6 /64, however the address is written.
+    [1, "2001:DB8:0:0a::1", "2001:db8:0:a::/64"],
+    [1, "2001:db8:0:a:ffff:1:2:3", "2001:db8:0:a::/64"],
+    [1, "[2001:db8:0:a::5]:4711", "2001:db8:0:a::/64"],
+    [1, "fe80::1%eth0", "fe80:0:0:0::/64"],
+    [1, "::1", "0:0:0:0::/64"],
+    [1, "not-an-address", "not-an-address"],
+  ])("hops %i, X-Forwarded-For %j -> %s", (hops, xff, key) => {
+    expect(clientKey(request(xff), hops)).toBe(key);
+  });
+
+  it("bounds the key's length", () => {
+    expect(clientKey(request("x".repeat(10_000)), 1)).toHaveLength(64);
+  });
+});
