@@ -27,7 +27,7 @@ export default function Toaster({ toasts, onDismiss }: { toasts: ToastItem[]; on
 type ToastProps = Omit<ToastItem, "id"> & { open: boolean; onOpenChange: (open: boolean) => void };
 
 /** A toast; destructive ones are announced assertively (type "foreground"). */
-export function Toast({ variant = "default", title, description, open, onOpenChange }: ToastProps) {
+function Toast({ variant = "default", title, description, open, onOpenChange }: ToastProps) {
   return (
     <ToastPrimitive.Root
       open={open}
