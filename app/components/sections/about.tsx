@@ -7,7 +7,7 @@ export function About({ site }: { site: SiteContent }) {
   const { education, experience, stat } = site;
   return (
     <Section id="about" eyebrow="About" {...site.sections.about}>
-      <div className="grid gap-10 lg:grid-cols-5">
+      <div className="grid grid-cols-1 gap-10 lg:grid-cols-5">
         <div className="space-y-5 text-lg leading-8 text-muted-foreground lg:col-span-3">
           {site.about.intro.map((paragraph) => (
             <p key={paragraph}>{paragraph}</p>
@@ -17,7 +17,7 @@ export function About({ site }: { site: SiteContent }) {
             <span className="text-base font-medium text-foreground">{stat.label}</span>
           </div>
         </div>
-        <div className="grid gap-4 lg:col-span-2">
+        <div className="grid grid-cols-1 gap-4 lg:col-span-2">
           <Card className="p-6">
             <div className="flex items-center gap-3">
               <span className="grid size-10 place-items-center rounded-md bg-primary/10 text-primary">

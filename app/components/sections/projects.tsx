@@ -21,9 +21,9 @@ export function Projects({
       {...copy}
       className="bg-muted/40"
     >
-      <ul className="grid gap-4 md:grid-cols-2 lg:grid-cols-3">
+      <ul className="grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3">
         {projects.map((project) => (
-          <li key={project.title}>
+          <li key={project.title} className="md:last:odd:col-span-2 lg:last:odd:col-span-1">
             <Card className="flex h-full flex-col p-6">
               <h3 className="text-lg font-semibold">{project.title}</h3>
               <p className="mt-2 flex-1 leading-7 text-muted-foreground">{project.description}</p>

@@ -17,7 +17,7 @@ export function Services({ services, copy }: { services: readonly Service[]; cop
       eyebrow="Services"
       {...copy}
     >
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {services.map((service) => {
           const Icon = icons[service.icon];
           return (
