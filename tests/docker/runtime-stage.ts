@@ -49,7 +49,15 @@ function copyFromContext(source: string, target: string, ignore: string[]) {
  * outer `npm test` passes down.
  */
 function machineEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  return childEnv(Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))));
+}
+
+/**
+ * Exactly these variables for a child process. @remix-run/node's globals type
+ * NODE_ENV as always set; a child's environment need not have it.
+ */
+export function childEnv(vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return vars as unknown as NodeJS.ProcessEnv;
 }
 
 /** `node` and `npm` on the given Node binary; `chown` to the image's user maps to `runAs`. */

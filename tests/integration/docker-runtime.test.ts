@@ -9,7 +9,7 @@ import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDockerfile } from "../docker/dockerfile";
-import { findNpmCli, replayRuntimeStage, type ReplayedImage } from "../docker/runtime-stage";
+import { childEnv, findNpmCli, replayRuntimeStage, type ReplayedImage } from "../docker/runtime-stage";
 import { ROOT } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { freePort } from "../support/free-port";
@@ -47,7 +47,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     // `docker run -p` publishes the port; here PORT picks a free one. Nothing else is set: no secrets.
     server = spawn(NODE_BINARY, args, {
       cwd: image.dir,
-      env: { PATH: `${image.shims}:/usr/bin:/bin`, ...image.env, PORT: String(port) },
+      env: childEnv({ PATH: `${image.shims}:/usr/bin:/bin`, ...image.env, PORT: String(port) }),
       stdio: ["ignore", "pipe", "pipe"],
       ...runAs,
     });
@@ -77,7 +77,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
   const healthcheck = () => {
     const [command, ...args] = image.healthcheck;
     expect(command).toBe("node");
-    return spawnSync(NODE_BINARY, args, { env: { ...image.env, PORT: String(port) }, timeout: 10_000 }).status;
+    return spawnSync(NODE_BINARY, args, { env: childEnv({ ...image.env, PORT: String(port) }), timeout: 10_000 }).status;
   };
 
   it("runs on the base image's Node major, under a user that is not root", () => {

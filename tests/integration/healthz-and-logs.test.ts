@@ -48,7 +48,7 @@ describe("/healthz", () => {
     } finally {
       await outbox.stop();
     }
-  });
+  }, 60_000);
 });
 
 describe("logs", () => {
