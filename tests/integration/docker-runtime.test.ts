@@ -129,5 +129,5 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(healthcheck()).toBe(1);
-  });
+  }, 30_000);
 });
