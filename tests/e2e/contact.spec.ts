@@ -133,15 +133,16 @@ test('"Sending..." and a disabled button while the provider is slow', async ({ p
 });
 
 test("a provider that never answers: the error toast within the deadline, and the server keeps serving", async ({ page }, info) => {
-  test.setTimeout(40_000);
+  test.setTimeout(60_000);
   const mark = marker(info);
   await fake().setMode({ kind: "hang" }, mark);
   await openHydrated(page);
   await fillForm(page, message(mark));
   const started = Date.now();
   await sendButton(page).click();
-  await expect(toastText(page, FAILED.title)).toBeVisible({ timeout: 15_000 });
-  expect(Date.now() - started).toBeLessThan(13_000);
+  await expect(toastText(page, FAILED.title)).toBeVisible({ timeout: 20_000 });
+  // The server gives up after 10 s; the rest is slack for a busy test machine.
+  expect(Date.now() - started).toBeLessThan(16_000);
   await expectFields(page, message(mark));
   // Three attempts (1 s and 2 s apart) inside the 10 s deadline.
   expect(await fake().requests(mark)).toHaveLength(3);
