@@ -2,7 +2,7 @@
 # Build:  docker build -t portfolio .
 # Run:    docker run --env-file .env -p 3000:3000 portfolio   (see docs/deploy.md)
 # Secrets (EmailJS keys) are given at run time only; none is an ARG or ENV here.
-# tests/docker/dockerfile.test.ts lints this file and runs the runtime stage.
+# tests/integration/docker-lint.test.ts lints this file; docker-runtime.test.ts runs its runtime stage.
 
 # Node 24 is the current LTS; the major is pinned, patches come with rebuilds.
 FROM node:24-bookworm-slim AS base
