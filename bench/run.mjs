@@ -14,6 +14,7 @@ import { importTs, ROOT } from "./lib/ts.mjs";
 
 const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
                         [--skip weight,lighthouse,load,contact] [--quick] [--build]
+                        [--wait-idle LOAD[:MAXSEC]]
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (remix-serve, as npm start) with the EmailJS
@@ -30,6 +31,8 @@ fake as its provider, and a minimal static server with the same HTML, all on
               against the fake, and the fake alone: one request at a time
               for --duration s, latency p50/p99
 --quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
+--wait-idle 1.5:120: before each part, wait (at most 120 s) until the
+1-minute load average is under 1.5, then go on regardless.
 Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
 KB = 1000 bytes.`;
 
@@ -49,7 +52,7 @@ const RELAY_ENV = {
 const MESSAGE = { name: "Ada Lovelace", email: "ada@example.com", subject: "Bench", message: "Hello from the bench." };
 
 function parseArgs(argv) {
-  const o = { runs: 3, duration: 10, connections: 50, skip: new Set(), build: false };
+  const o = { runs: 3, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -62,6 +65,10 @@ function parseArgs(argv) {
     else if (a === "--skip") for (const s of value().split(",")) o.skip.add(s.trim());
     else if (a === "--quick") Object.assign(o, { runs: 1, duration: 3 });
     else if (a === "--build") o.build = true;
+    else if (a === "--wait-idle") {
+      const [load, max = "300"] = value().split(":");
+      o.idle = { load: Number(load), maxSeconds: Number(max) };
+    }
     else fail(`unknown argument ${a}`);
   }
   if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1)) fail("--runs, --duration and --connections must be positive");
@@ -114,6 +121,14 @@ function startChild(script, args, pattern) {
   });
 }
 
+/** Waits until the 1-minute load average is under `load`, `maxSeconds` at most. */
+async function waitIdle(idle) {
+  if (!idle) return;
+  const until = Date.now() + idle.maxSeconds * 1000;
+  while (os.loadavg()[0] >= idle.load && Date.now() < until) await new Promise((r) => setTimeout(r, 5000));
+  if (os.loadavg()[0] >= idle.load) log(`load average still ${os.loadavg()[0].toFixed(2)}, going on`);
+}
+
 /** Sequential requests for `seconds`: latency percentiles in ms with sub-ms precision. */
 async function sequentialLatency(seconds, send) {
   const warmUntil = performance.now() + 1000;
@@ -149,7 +164,7 @@ async function main() {
       platform: `${os.type()} ${os.release()}`,
       chromium: CHROME_PATH,
     },
-    options: { runs: o.runs, duration: o.duration, connections: o.connections, skip: [...o.skip] },
+    options: { runs: o.runs, duration: o.duration, connections: o.connections, skip: [...o.skip], waitIdle: o.idle },
     loadavgAtStart: os.loadavg(),
   };
   results.built = ensureBuild(o.build);
@@ -179,6 +194,7 @@ async function main() {
     if (!asset) throw new Error("no stylesheet link in the page");
 
     if (!o.skip.has("weight")) {
+      await waitIdle(o.idle);
       log("first load in Chromium (JS on, JS off, gzip only)");
       const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
       try {
@@ -194,6 +210,7 @@ async function main() {
     }
 
     if (!o.skip.has("lighthouse")) {
+      await waitIdle(o.idle);
       results.lighthouse = {};
       for (const preset of ["mobile", "desktop"]) {
         log(`Lighthouse ${preset}, ${o.runs} run(s)`);
@@ -202,6 +219,7 @@ async function main() {
     }
 
     if (!o.skip.has("load")) {
+      await waitIdle(o.idle);
       const common = { connections: o.connections, duration: o.duration, headers: BROWSER_HEADERS };
       results.load = {};
       for (const [name, url] of [
@@ -216,6 +234,7 @@ async function main() {
     }
 
     if (!o.skip.has("contact")) {
+      await waitIdle(o.idle);
       const payload = JSON.stringify({
         lib_version: "4.4.1",
         user_id: RELAY_ENV.EMAILJS_PUBLIC_KEY,
