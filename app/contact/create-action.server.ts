@@ -2,6 +2,7 @@
 // -> transport -> outcome. Built from explicit parts so tests can run it with
 // their own configuration against a fake provider.
 import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { withSecurityHeaders } from "~/lib/security-headers.server";
 import type { AppConfig } from "~/config.server";
 import type { RetryOptions } from "./emailjs.server";
 import { commitContactFlash } from "./flash.server";
@@ -74,10 +75,13 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
   }
 
   async function succeed() {
-    return redirect(SUCCESS_REDIRECT, {
-      status: 303,
-      headers: { "Set-Cookie": await commitContactFlash("sent") },
-    });
+    // Remix sends a document post's redirect past every entry hook: add the headers here.
+    return withSecurityHeaders(
+      redirect(SUCCESS_REDIRECT, {
+        status: 303,
+        headers: { "Set-Cookie": await commitContactFlash("sent") },
+      }),
+    );
   }
 
   return async function contactAction({ request }: ActionFunctionArgs) {

@@ -109,10 +109,9 @@ describe("pages", () => {
     await expectDocumentHeaders(response);
   });
 
-  // Known gap: Remix returns an action's redirect on a document request as it
-  // is, past every entry hook, so only the contact action can add the headers
-  // to it (asked of its owner). When it does, this fails: make it a plain `it`.
-  it.fails("a no-JS contact post that is sent (redirect back to the page) has every header", async () => {
+  // Remix returns an action's redirect on a document request as it is, past
+  // every entry hook, so the contact action adds the headers itself.
+  it("a no-JS contact post that is sent (redirect back to the page) has every header", async () => {
     const response = await post("/?index", VALID);
     expect(response.status).toBe(303);
     expectNonDocumentHeaders(response);
