@@ -154,6 +154,49 @@ test.describe("home page structure", () => {
     });
   });
 
+  test("tooltips open after 700 ms of hover, and at once within 300 ms of another closing", async ({ page }) => {
+    await page.clock.install();
+    await page.goto("/");
+    await page.waitForLoadState("networkidle");
+    await page.clock.pauseAt(Date.now() + 60_000);
+    const tooltip = page.getByRole("tooltip");
+    const theme = page.getByRole("button", { name: "Switch to light theme" });
+    const github = page.locator("#home").getByRole("link", { name: "GitHub profile" });
+    const linkedin = page.locator("#home").getByRole("link", { name: "LinkedIn profile" });
+
+    await github.hover();
+    await page.clock.runFor(699);
+    await expect(tooltip).toHaveCount(0);
+    await page.clock.runFor(1);
+    await expect(tooltip).toHaveText("GitHub profile");
+
+    // Straight on to the next icon: no delay.
+    await linkedin.hover();
+    await expect(tooltip).toHaveText("LinkedIn profile");
+
+    // Away for longer than the skip delay: the full delay again.
+    await page.mouse.move(0, 400, { steps: 5 });
+    await expect(tooltip).toHaveCount(0);
+    await page.clock.runFor(301);
+    await theme.hover();
+    await page.clock.runFor(699);
+    await expect(tooltip).toHaveCount(0);
+    await page.clock.runFor(1);
+    await expect(tooltip.getByText("Switch to light theme")).toBeVisible();
+  });
+
+  test("a tooltip shows on keyboard focus and Escape hides it", async ({ page }) => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Contact" }).focus();
+    await page.keyboard.press("Tab");
+    const theme = page.getByRole("button", { name: "Switch to light theme" });
+    // Radix loads on this first focus and swaps the element in: focus must stay.
+    await expect(theme).toBeFocused();
+    await expect(page.getByRole("tooltip").getByText("Switch to light theme")).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("tooltip")).toHaveCount(0);
+    await expect(theme).toBeFocused();
+  });
+
   test("tooltips name the icon-only controls on hover", async ({ page }) => {
     const tooltip = page.getByRole("tooltip");
     await page.getByRole("button", { name: "Switch to light theme" }).hover();

@@ -1,13 +1,23 @@
-import type { FocusEvent, PointerEvent, ReactElement, ReactNode, Ref } from "react";
-import { cloneElement, createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
+import type { FocusEvent, MutableRefObject, PointerEvent, ReactElement, ReactNode, Ref } from "react";
+import {
+  cloneElement,
+  createContext,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 
 type RadixTooltip = typeof import("@radix-ui/react-tooltip");
-type Delays = { delayDuration?: number; skipDelayDuration?: number };
 type TriggerProps = {
   ref?: Ref<HTMLElement>;
   onPointerEnter?: (event: PointerEvent<HTMLElement>) => void;
   onPointerLeave?: (event: PointerEvent<HTMLElement>) => void;
+  onPointerDown?: (event: PointerEvent<HTMLElement>) => void;
   onFocus?: (event: FocusEvent<HTMLElement>) => void;
+  onBlur?: (event: FocusEvent<HTMLElement>) => void;
 };
 
 // Radix tooltip with floating-ui is ~20 KB gz, as much as the page's own code:
@@ -35,55 +45,118 @@ function useRadix() {
   );
 }
 
-const DelaysContext = createContext<Delays>({});
+/**
+ * The open delays shared by every tooltip. Radix keeps them in its Provider,
+ * which would have to wrap the page from the first render, i.e. load with it;
+ * so the rule lives here and Radix only shows what it is told: open after
+ * `delayDuration` of hover, at once if another tooltip closed less than
+ * `skipDelayDuration` ago.
+ */
+function createDelays(delayDuration: number, skipDelayDuration: number) {
+  let warm = false;
+  let cooling: ReturnType<typeof setTimeout> | undefined;
+  return {
+    openDelay: () => (warm ? 0 : delayDuration),
+    opened() {
+      clearTimeout(cooling);
+      warm = true;
+    },
+    closed() {
+      clearTimeout(cooling);
+      cooling = setTimeout(() => (warm = false), skipDelayDuration);
+    },
+  };
+}
 
-/** The delays of every tooltip; each one hands them to Radix once it has loaded. */
-export function TooltipProvider({ children, ...delays }: Delays & { children: ReactNode }) {
+const DelaysContext = createContext(createDelays(700, 300));
+
+/** The delays of every tooltip on the page (root.tsx has the one provider). */
+export function TooltipProvider({
+  children,
+  delayDuration = 700,
+  skipDelayDuration = 300,
+}: {
+  children: ReactNode;
+  delayDuration?: number;
+  skipDelayDuration?: number;
+}) {
+  const delays = useMemo(() => createDelays(delayDuration, skipDelayDuration), [delayDuration, skipDelayDuration]);
   return <DelaysContext.Provider value={delays}>{children}</DelaysContext.Provider>;
 }
 
-/** A tooltip for an icon-only control; the delays come from the one provider in root.tsx. */
+/** A tooltip for an icon-only control. */
 export function Tooltip({ content, children }: { content: ReactNode; children: ReactElement<TriggerProps> }) {
   const Radix = useRadix();
   const delays = useContext(DelaysContext);
-  const trigger = useRef<HTMLElement>(null);
-  const pointerInside = useRef(false);
-  // Radix replaces the trigger element: what the visitor was doing with the
-  // old one (pointing, focused) carries over to the new one.
-  const handover = useRef<{ open: boolean; focus: boolean } | null>(null);
-  if (Radix && !handover.current) {
-    const focused = trigger.current !== null && trigger.current === document.activeElement;
-    handover.current = { open: pointerInside.current, focus: focused };
-  }
+  const [open, setOpenState] = useState(false);
+  const isOpen = useRef(false);
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  const trigger = useRef<HTMLElement | null>(null);
+  // Radix replaces the trigger element when it arrives: keyboard focus carries over.
+  const refocus = useRef(false);
+  if (Radix && trigger.current && trigger.current === document.activeElement) refocus.current = true;
   useEffect(() => {
-    if (Radix && handover.current?.focus) trigger.current?.focus();
+    if (Radix && refocus.current) trigger.current?.focus();
   }, [Radix]);
+  useEffect(() => () => clearTimeout(timer.current), []);
 
-  if (!Radix) {
-    const { props } = children;
-    return cloneElement(children, {
-      ref: trigger,
-      onPointerEnter(event) {
-        props.onPointerEnter?.(event);
-        pointerInside.current = true;
-        loadRadix();
-      },
-      onPointerLeave(event) {
-        props.onPointerLeave?.(event);
-        pointerInside.current = false;
-      },
-      onFocus(event) {
-        props.onFocus?.(event);
-        loadRadix();
-      },
-    });
+  function setOpen(next: boolean) {
+    clearTimeout(timer.current);
+    timer.current = undefined;
+    if (isOpen.current === next) return;
+    isOpen.current = next;
+    (next ? delays.opened : delays.closed)();
+    setOpenState(next);
   }
 
+  const { props } = children;
+  // The child's own ref (the header keeps one on its menu button) still gets the node.
+  const childRef = (children as { ref?: TriggerProps["ref"] }).ref;
+  const control = cloneElement(children, {
+    ref(node: HTMLElement | null) {
+      trigger.current = node;
+      if (typeof childRef === "function") childRef(node);
+      else if (childRef) (childRef as MutableRefObject<HTMLElement | null>).current = node;
+    },
+    onPointerEnter(event) {
+      props.onPointerEnter?.(event);
+      // The element Radix swaps in under a resting pointer must not restart the delay.
+      if (event.pointerType === "touch" || timer.current || isOpen.current) return;
+      loadRadix();
+      const delay = delays.openDelay();
+      if (delay === 0) setOpen(true);
+      else timer.current = setTimeout(() => setOpen(true), delay);
+    },
+    onPointerLeave(event) {
+      props.onPointerLeave?.(event);
+      setOpen(false);
+    },
+    // A click means the control was found: stay closed until the pointer comes back.
+    onPointerDown(event) {
+      props.onPointerDown?.(event);
+      setOpen(false);
+    },
+    onFocus(event) {
+      props.onFocus?.(event);
+      loadRadix();
+      if (event.currentTarget.matches(":focus-visible")) setOpen(true);
+    },
+    onBlur(event) {
+      props.onBlur?.(event);
+      setOpen(false);
+    },
+  });
+
+  if (!Radix) return control;
   return (
-    <Radix.Provider {...delays}>
-      <Radix.Root defaultOpen={handover.current?.open}>
-        <Radix.Trigger asChild ref={trigger as Ref<HTMLButtonElement>}>
-          {children}
+    // `open` is ours; Radix's closing (Escape, click, leave) is kept. Its own
+    // pointer opening is switched off (a prevented event skips Radix's
+    // handler): after its private delay it would broadcast "a tooltip opened",
+    // which closes every open tooltip, this one included.
+    <Radix.Provider>
+      <Radix.Root open={open} onOpenChange={(next) => !next && setOpen(false)}>
+        <Radix.Trigger asChild onPointerMove={(event) => event.preventDefault()}>
+          {control}
         </Radix.Trigger>
         <Radix.Portal>
           <Radix.Content
