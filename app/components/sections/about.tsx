@@ -40,7 +40,10 @@ export function About({ site }: { site: SiteContent }) {
             </div>
             <p className="mt-4 font-medium">{experience.title}</p>
             <p className="text-sm text-muted-foreground">
-              {experience.company} · {experience.start} – {experience.end}
+              {experience.company} ·{" "}
+              <span className="whitespace-nowrap">
+                {experience.start} – {experience.end}
+              </span>
             </p>
             <p className="mt-2 text-sm leading-6 text-muted-foreground">{experience.summary}</p>
           </Card>
