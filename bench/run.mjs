@@ -222,13 +222,13 @@ async function main() {
       await waitIdle(o.idle);
       const common = { connections: o.connections, duration: o.duration, headers: BROWSER_HEADERS };
       results.load = {};
-      for (const [name, url] of [
-        ["page", `${app.url}/`],
-        ["asset", `${app.url}${asset}`],
-        ["staticPage", `${staticUrl}/`],
+      for (const [name, url, pid] of [
+        ["page", `${app.url}/`, app.child.pid],
+        ["asset", `${app.url}${asset}`, app.child.pid],
+        ["staticPage", `${staticUrl}/`, stat.child.pid],
       ]) {
         log(`autocannon ${url} -c ${o.connections} -d ${o.duration}`);
-        results.load[name] = await load({ url, ...common });
+        results.load[name] = await load({ url, pid, ...common });
       }
       results.load.assetPath = asset;
     }
@@ -323,7 +323,8 @@ function render(r) {
   if (r.load) {
     const L = r.load;
     const c = L.page.connections;
-    const line = (x) => `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors`;
+    const cpu = (x) => (x.serverCpuMsPerRequest == null ? "" : `, server CPU ${x.serverCpuMsPerRequest.toFixed(2)} ms/req`);
+    const line = (x) => `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors${cpu(x)}`;
     const section = `server, ${c} connections, ${L.page.duration} s`;
     row(section, "app: / (SSR)", line(L.page), "p99 ≤ 100 ms", L.page.latencyMs.p99 <= 100 && L.page.errors === 0);
     row(section, `app: ${L.assetPath}`, line(L.asset));
@@ -331,6 +332,10 @@ function render(r) {
     const ratio = L.page.reqPerSec / L.asset.reqPerSec;
     row(section, "/ ÷ static asset (req/s)", ratio.toFixed(2), "≥ 0.60", ratio >= 0.6);
     row(section, "/ ÷ static server (req/s)", (L.page.reqPerSec / L.staticPage.reqPerSec).toFixed(2));
+    if (L.page.serverCpuMsPerRequest && L.asset.serverCpuMsPerRequest) {
+      const cpuRatio = L.asset.serverCpuMsPerRequest / L.page.serverCpuMsPerRequest;
+      row(section, "static asset ÷ / (server CPU per request)", cpuRatio.toFixed(2), "≥ 0.60", cpuRatio >= 0.6);
+    }
   }
 
   if (r.contact) {
