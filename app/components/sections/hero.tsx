@@ -17,7 +17,7 @@ export function Hero({ site }: { site: SiteContent }) {
       />
       <div className="container">
         <div className="max-w-3xl">
-          <p className="inline-flex items-center gap-2 rounded-full border border-border bg-card px-3 py-1 text-sm text-muted-foreground">
+          <p className="inline-flex items-center gap-2 rounded-2xl border border-border bg-card px-3 py-1 text-sm text-muted-foreground">
             <MapPinIcon className="size-4" /> {site.location} · {site.availability}
           </p>
           <h1 id="home-heading" className="mt-6 text-4xl font-bold tracking-tight text-balance sm:text-6xl">

@@ -13,7 +13,7 @@ export function Resume({ resume, copy }: { resume: SiteContent["resume"]; copy: 
             <FileTextIcon className="size-6" />
           </span>
           <div className="min-w-0">
-            <h3 className="font-semibold wrap-anywhere">{resume.fileLabel}</h3>
+            <h3 className="text-sm font-semibold wrap-anywhere sm:text-base">{resume.fileLabel}</h3>
             <p className="text-sm text-muted-foreground">PDF · Updated {resume.date}</p>
           </div>
         </div>
