@@ -34,12 +34,16 @@ function loadRadix() {
   });
 }
 
+function subscribe(notify: () => void) {
+  subscribers.add(notify);
+  return () => {
+    subscribers.delete(notify);
+  };
+}
+
 function useRadix() {
   return useSyncExternalStore(
-    (notify) => {
-      subscribers.add(notify);
-      return () => subscribers.delete(notify);
-    },
+    subscribe,
     () => radix,
     () => null,
   );
