@@ -29,7 +29,6 @@ export default {
         md: "calc(var(--radius) - 2px)",
         sm: "calc(var(--radius) - 4px)",
       },
-      maxWidth: { content: "72rem" },
     },
   },
 } satisfies Config;

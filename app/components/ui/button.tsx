@@ -1,4 +1,4 @@
-import type { AnchorHTMLAttributes, ButtonHTMLAttributes } from "react";
+import type { AnchorHTMLAttributes } from "react";
 import { forwardRef } from "react";
 import { cn } from "~/lib/cn";
 
@@ -23,12 +23,6 @@ export function buttonClass(variant: Variant = "primary", size: Size = "md", cla
 }
 
 type Style = { variant?: Variant; size?: Size };
-
-export const Button = forwardRef<HTMLButtonElement, ButtonHTMLAttributes<HTMLButtonElement> & Style>(
-  function Button({ variant, size, className, type = "button", ...props }, ref) {
-    return <button ref={ref} type={type} className={buttonClass(variant, size, className)} {...props} />;
-  },
-);
 
 /** A link styled as a button; external ones open in a new tab, safely. */
 export const ButtonLink = forwardRef<
