@@ -1,7 +1,7 @@
 // Accessibility scans and a clean console, in both themes.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { watchProblems } from "../support/site";
+import { gotoHydrated, waitForHydration, watchProblems } from "../support/site";
 
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -11,12 +11,13 @@ async function expectNoAxeViolations(page: Page) {
 
 /** Opens "/" in the given theme, as a returning visitor with the cookie would see it. */
 async function openHome(page: Page, theme: "light" | "dark") {
-  await page.goto("/");
+  await gotoHydrated(page);
   if (theme === "light") {
     const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
     await page.getByRole("button", { name: "Switch to light theme" }).click();
     await saved;
     await page.reload();
+    await waitForHydration(page);
   }
   await expect(page.locator("html")).toHaveClass(theme);
 }

@@ -1,7 +1,7 @@
 // Header navigation: plain #id links that scroll (smoothly, or instantly for
 // reduced motion), the active link following the scroll, and the small-screen menu.
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { atPageBottom, SECTION_IDS, SECTION_STOP_PX, sectionTop, site } from "../support/site";
+import { atPageBottom, gotoHydrated, SECTION_IDS, SECTION_STOP_PX, sectionTop, site } from "../support/site";
 
 const label = (id: string) => site.nav.find((item) => item.id === id)!.label;
 
@@ -29,7 +29,7 @@ test.describe("desktop", () => {
   test("every nav link scrolls to its section, again and again, and only it is current", async ({ page }) => {
     // Instant jumps keep this long walk fast; smooth scrolling has its own tests below.
     await page.emulateMedia({ reducedMotion: "reduce" });
-    await page.goto("/");
+    await gotoHydrated(page);
     const nav = page.getByRole("navigation", { name: "Main" });
     await expectCurrent(nav, "home");
     // Every link at least twice, in an order that jumps both ways and repeats
@@ -46,7 +46,7 @@ test.describe("desktop", () => {
 
   test("the current link follows a scroll by wheel or keyboard, not just clicks", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "reduce" });
-    await page.goto("/");
+    await gotoHydrated(page);
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const id of ["services", "about", "projects"]) {
       // Put the section's top just above the 100 px line.
@@ -69,7 +69,7 @@ test.describe("desktop", () => {
   });
 
   test("the hero buttons scroll to Projects and Get In Touch", async ({ page }) => {
-    await page.goto("/");
+    await gotoHydrated(page);
     await page.getByRole("link", { name: "View My Work" }).click();
     await expectScrolledTo(page, "projects");
     await page.getByRole("link", { name: "Home", exact: true }).click();
@@ -102,14 +102,14 @@ test.describe("scroll behaviour", () => {
 
   test("is instant when the visitor prefers reduced motion", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "reduce" });
-    await page.goto("/");
+    await gotoHydrated(page);
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("auto");
     expect(await scrollPositionsAfterClick(page, "projects")).toHaveLength(1);
   });
 
   test("is smooth otherwise", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "no-preference" });
-    await page.goto("/");
+    await gotoHydrated(page);
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("smooth");
     expect((await scrollPositionsAfterClick(page, "projects")).length).toBeGreaterThan(2);
   });
@@ -119,7 +119,7 @@ test.describe("small screens", () => {
   test.use({ viewport: { width: 375, height: 740 } });
 
   test("the hamburger opens the menu, a choice closes it and scrolls, Escape closes it", async ({ page }) => {
-    await page.goto("/");
+    await gotoHydrated(page);
     await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
     const button = page.getByRole("button", { name: "Menu" });
     const menu = page.locator("#mobile-nav");
@@ -159,7 +159,7 @@ test.describe("small screens", () => {
   });
 
   test("a menu opened before JS ran (#mobile-nav) stays open, and closes, once it runs", async ({ page }) => {
-    await page.goto("/#mobile-nav");
+    await gotoHydrated(page, "/#mobile-nav");
     const button = page.getByRole("button", { name: "Menu" });
     const menu = page.locator("#mobile-nav");
     await expect(button).toHaveAttribute("aria-expanded", "true");
@@ -172,7 +172,7 @@ test.describe("small screens", () => {
   test("no horizontal scrolling from 320 px up", async ({ page }) => {
     for (const width of [320, 375, 768, 1024]) {
       await page.setViewportSize({ width, height: 740 });
-      await page.goto("/");
+      await gotoHydrated(page);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBe(width);
     }
   });

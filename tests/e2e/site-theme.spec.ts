@@ -2,6 +2,7 @@
 // server, localStorage for the spec), no flash, and the server's first byte
 // already carrying the chosen class.
 import { expect, test, type Page } from "@playwright/test";
+import { gotoHydrated, waitForHydration } from "../support/site";
 
 const toggle = (page: Page) => page.getByRole("button", { name: /^Switch to (light|dark) theme$/ });
 
@@ -25,14 +26,14 @@ test.describe("with a light OS preference", () => {
   test.use({ colorScheme: "light" });
 
   test("is dark by default, not the system's choice, from the server's first byte", async ({ page }) => {
-    const response = await page.goto("/");
+    const response = await gotoHydrated(page);
     expect(serverThemeClass(await response!.text())).toBe("dark");
     await expectTheme(page, "dark");
   });
 });
 
 test("the toggle flips the theme, and the choice survives a reload, rendered by the server", async ({ page, context }) => {
-  await page.goto("/");
+  await gotoHydrated(page);
   await expectTheme(page, "dark");
 
   const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme") && r.request().method() === "POST");
@@ -43,6 +44,7 @@ test("the toggle flips the theme, and the choice survives a reload, rendered by 
   expect((await context.cookies()).map((cookie) => cookie.name)).toContain("theme");
 
   let response = await page.reload();
+  await waitForHydration(page);
   expect(serverThemeClass(await response!.text())).toBe("light");
   await expectTheme(page, "light");
 
@@ -52,6 +54,7 @@ test("the toggle flips the theme, and the choice survives a reload, rendered by 
   await savedAgain;
   expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("dark");
   response = await page.reload();
+  await waitForHydration(page);
   expect(serverThemeClass(await response!.text())).toBe("dark");
   await expectTheme(page, "dark");
 });
@@ -72,7 +75,7 @@ test("a light choice kept only in localStorage is applied before paint, then sto
   expect(await context.cookies()).toEqual([]);
 
   const cookieSaved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
-  const response = await page.goto("/");
+  const response = await gotoHydrated(page);
   // No cookie: the server could only render the default.
   expect(serverThemeClass(await response!.text())).toBe("dark");
   expect(await page.evaluate(() => (window as unknown as { classAtBody: string }).classAtBody)).toBe("light");

@@ -2,7 +2,7 @@
 // against the production build.
 import { expect, test, type Locator } from "@playwright/test";
 import { startAppServer } from "../support/app-server";
-import { site } from "../support/site";
+import { gotoHydrated, site } from "../support/site";
 
 const NEW_TAB = { target: "_blank", rel: "noopener noreferrer" };
 
@@ -14,7 +14,7 @@ async function expectExternal(link: Locator, href: string) {
 
 test.describe("home page structure", () => {
   test.beforeEach(async ({ page }) => {
-    const response = await page.goto("/");
+    const response = await gotoHydrated(page);
     expect(response?.status()).toBe(200);
   });
 
@@ -156,8 +156,7 @@ test.describe("home page structure", () => {
 
   test("tooltips open after 700 ms of hover, and at once within 300 ms of another closing", async ({ page }) => {
     await page.clock.install();
-    await page.goto("/");
-    await page.waitForLoadState("networkidle");
+    await gotoHydrated(page);
     await page.clock.pauseAt(Date.now() + 60_000);
     const tooltip = page.getByRole("tooltip");
     const theme = page.getByRole("button", { name: "Switch to light theme" });

@@ -27,6 +27,22 @@ export async function watchProblems(page: Page) {
   return problems;
 }
 
+/**
+ * Opens a page with a header and waits until React has hydrated it: the page
+ * hydrates after its load event, so `goto` alone can hand back a page whose
+ * controls still behave as without JS. The header drops its no-JS `:target`
+ * fallback in an effect; once it has, every effect of the first render has run.
+ */
+export async function gotoHydrated(page: Page, url = "/") {
+  const response = await page.goto(url);
+  await waitForHydration(page);
+  return response;
+}
+
+export async function waitForHydration(page: Page) {
+  await page.waitForFunction(() => !document.getElementById("mobile-nav")?.className.includes("target:"));
+}
+
 /** The top of a section relative to the viewport, in px. */
 export function sectionTop(page: Page, id: string) {
   return page.evaluate((sectionId) => Math.round(document.getElementById(sectionId)!.getBoundingClientRect().top), id);
