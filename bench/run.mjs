@@ -346,6 +346,7 @@ function render(r) {
     row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
     row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
     row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
+    row("contact, one at a time", "action's own cost at p50 (action − /healthz)", `${(viaAction.p50Ms - healthz.p50Ms).toFixed(2)} ms`);
     row("contact, one at a time", "added by the action at p50", `${addedP50Ms.toFixed(2)} ms`, "≤ 2 ms",
       addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"));
   }
