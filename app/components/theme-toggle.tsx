@@ -13,7 +13,17 @@ function saveTheme(theme: ThemeName) {
   } catch {
     // Storage can be disabled; the cookie still keeps the choice.
   }
-  void fetch(SET_THEME_ACTION, { method: "POST", body: new URLSearchParams({ theme }) });
+  fetch(SET_THEME_ACTION, { method: "POST", body: new URLSearchParams({ theme }) }).catch(() => {
+    // Offline: the page and localStorage already show the choice; the next toggle retries the cookie.
+  });
+}
+
+function storedTheme() {
+  try {
+    return localStorage.getItem(THEME_STORAGE_KEY);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -28,7 +38,7 @@ export function ThemeToggle() {
 
   useEffect(() => {
     // A choice kept only in localStorage (from before the cookie) becomes the cookie.
-    if (!serverTheme && localStorage.getItem(THEME_STORAGE_KEY)) saveTheme(currentDocumentTheme());
+    if (!serverTheme && storedTheme()) saveTheme(currentDocumentTheme());
   }, [serverTheme]);
 
   function toggle(event: FormEvent<HTMLFormElement>) {

@@ -2,7 +2,7 @@
 // server, localStorage for the spec), no flash, and the server's first byte
 // already carrying the chosen class.
 import { expect, test, type Page } from "@playwright/test";
-import { gotoHydrated, waitForHydration } from "../support/site";
+import { gotoHydrated, site, waitForHydration } from "../support/site";
 
 const toggle = (page: Page) => page.getByRole("button", { name: /^Switch to (light|dark) theme$/ });
 
@@ -85,4 +85,26 @@ test("a light choice kept only in localStorage is applied before paint, then sto
   await cookieSaved;
   const next = await page.request.get("/");
   expect(serverThemeClass(await next.text())).toBe("light");
+});
+
+test("with storage blocked by the browser the page and the toggle still work", async ({ page }) => {
+  await page.addInitScript(() => {
+    const refuse = () => {
+      throw new DOMException("The operation is insecure.", "SecurityError");
+    };
+    Storage.prototype.getItem = refuse;
+    Storage.prototype.setItem = refuse;
+  });
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  await gotoHydrated(page);
+  // Not the error page: the toggle's effect reads localStorage.
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(site.name);
+  const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
+  await toggle(page).click();
+  await expectTheme(page, "light");
+  await saved;
+  const response = await page.reload();
+  expect(serverThemeClass(await response!.text())).toBe("light");
+  expect(problems).toEqual([]);
 });
