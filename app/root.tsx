@@ -1,4 +1,4 @@
-import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
   isRouteErrorResponse,
   Links,
@@ -20,6 +20,16 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
+
+// Pages name themselves; this only titles the error page, which has no route of its own.
+export const meta: MetaFunction = ({ error }) => {
+  if (!error) return [];
+  return [{ title: isNotFound(error) ? "Page not found" : "Unexpected Application Error!" }];
+};
+
+function isNotFound(error: unknown) {
+  return isRouteErrorResponse(error) && error.status === 404;
+}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return { theme: await getStoredTheme(request) };
@@ -65,7 +75,7 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  if (isRouteErrorResponse(error) && error.status === 404) {
+  if (isNotFound(error)) {
     return <StatusPage code="404" title="Oops! Page not found" />;
   }
   console.error(error);

@@ -2,7 +2,7 @@
 import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ErrorBoundary } from "~/root";
+import { ErrorBoundary, meta } from "~/root";
 
 afterEach(cleanup);
 
@@ -40,5 +40,14 @@ describe("root ErrorBoundary", () => {
     expect(await screen.findByText("Oops! Page not found")).toBeTruthy();
     expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("404");
     expect(screen.getByRole("link", { name: /return to home/i }).getAttribute("href")).toBe("/");
+  });
+});
+
+describe("root meta", () => {
+  const titleFor = (error: unknown) => meta({ error } as Parameters<typeof meta>[0]);
+
+  it("titles the error page, and leaves pages to title themselves", () => {
+    expect(titleFor(new Error("x"))).toEqual([{ title: "Unexpected Application Error!" }]);
+    expect(titleFor(undefined)).toEqual([]);
   });
 });
