@@ -1,7 +1,9 @@
 import { Section } from "~/components/section";
 import { Card } from "~/components/ui/card";
+import { IconTile } from "~/components/ui/icon-tile";
 import { BriefcaseIcon, GraduationCapIcon } from "~/components/ui/icons";
 import type { SiteContent } from "~/content/site";
+import type { ReactNode } from "react";
 
 export function About({ site }: { site: SiteContent }) {
   const { education, experience, stat } = site;
@@ -18,27 +20,13 @@ export function About({ site }: { site: SiteContent }) {
           </div>
         </div>
         <div className="grid grid-cols-1 gap-4 lg:col-span-2">
-          <Card className="p-6">
-            <div className="flex items-center gap-3">
-              <span className="grid size-10 place-items-center rounded-md bg-primary/10 text-primary">
-                <GraduationCapIcon className="size-5" />
-              </span>
-              <h3 className="text-lg font-semibold">Education</h3>
-            </div>
-            <p className="mt-4 font-medium">{education.degree}</p>
+          <FactCard icon={<GraduationCapIcon />} title="Education" headline={education.degree}>
             <p className="text-sm text-muted-foreground">{education.school}</p>
             <p className="mt-2 text-sm text-muted-foreground">
               {education.graduation} · {education.cgpa}
             </p>
-          </Card>
-          <Card className="p-6">
-            <div className="flex items-center gap-3">
-              <span className="grid size-10 place-items-center rounded-md bg-primary/10 text-primary">
-                <BriefcaseIcon className="size-5" />
-              </span>
-              <h3 className="text-lg font-semibold">Experience</h3>
-            </div>
-            <p className="mt-4 font-medium">{experience.title}</p>
+          </FactCard>
+          <FactCard icon={<BriefcaseIcon />} title="Experience" headline={experience.title}>
             <p className="text-sm text-muted-foreground">
               {experience.company} ·{" "}
               <span className="whitespace-nowrap">
@@ -46,9 +34,32 @@ export function About({ site }: { site: SiteContent }) {
               </span>
             </p>
             <p className="mt-2 text-sm leading-6 text-muted-foreground">{experience.summary}</p>
-          </Card>
+          </FactCard>
         </div>
       </div>
     </Section>
+  );
+}
+
+function FactCard({
+  icon,
+  title,
+  headline,
+  children,
+}: {
+  icon: ReactNode;
+  title: string;
+  headline: string;
+  children: ReactNode;
+}) {
+  return (
+    <Card className="p-6">
+      <div className="flex items-center gap-3">
+        <IconTile>{icon}</IconTile>
+        <h3 className="text-lg font-semibold">{title}</h3>
+      </div>
+      <p className="mt-4 font-medium">{headline}</p>
+      {children}
+    </Card>
   );
 }

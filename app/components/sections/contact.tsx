@@ -1,5 +1,6 @@
 import { Section } from "~/components/section";
 import { Card } from "~/components/ui/card";
+import { IconTile } from "~/components/ui/icon-tile";
 import { GithubIcon, LinkedinIcon, MailIcon, PhoneIcon } from "~/components/ui/icons";
 import type { SectionCopy, SiteContent } from "~/content/site";
 import type { ReactNode } from "react";
@@ -35,9 +36,9 @@ export function Contact({
                 {...(external ? { target: "_blank", rel: "noopener noreferrer" } : {})}
                 className="flex items-center gap-4 rounded-lg border border-border bg-card p-4 transition-colors hover:border-primary/50"
               >
-                <span className="grid size-10 shrink-0 place-items-center rounded-md bg-primary/10 text-primary">
-                  <Icon className="size-5" />
-                </span>
+                <IconTile>
+                  <Icon />
+                </IconTile>
                 <span className="min-w-0">
                   <span className="block text-sm text-muted-foreground">{label}</span>
                   <span className="block font-medium wrap-anywhere">{value}</span>

@@ -1,6 +1,7 @@
 import { Section } from "~/components/section";
 import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { IconTile } from "~/components/ui/icon-tile";
 import { DownloadIcon, ExternalLinkIcon, FileTextIcon } from "~/components/ui/icons";
 import type { SectionCopy, SiteContent } from "~/content/site";
 
@@ -9,9 +10,9 @@ export function Resume({ resume, copy }: { resume: SiteContent["resume"]; copy: 
     <Section id="resume" eyebrow="Resume" {...copy}>
       <Card className="flex flex-col gap-6 p-5 sm:flex-row sm:items-center sm:justify-between sm:p-6">
         <div className="flex items-center gap-3 sm:gap-4">
-          <span className="grid size-11 shrink-0 place-items-center rounded-md bg-primary/10 text-primary sm:size-12">
-            <FileTextIcon className="size-6" />
-          </span>
+          <IconTile size="xl">
+            <FileTextIcon />
+          </IconTile>
           <div className="min-w-0">
             <h3 className="text-sm font-semibold wrap-anywhere sm:text-base">{resume.fileLabel}</h3>
             <p className="text-sm text-muted-foreground">PDF · Updated {resume.date}</p>

@@ -1,5 +1,6 @@
 import { Section } from "~/components/section";
 import { Card } from "~/components/ui/card";
+import { IconTile } from "~/components/ui/icon-tile";
 import { BrainIcon, ChartIcon, CodeIcon, HeartPulseIcon } from "~/components/ui/icons";
 import type { SectionCopy, Service, ServiceIcon } from "~/content/site";
 
@@ -22,9 +23,9 @@ export function Services({ services, copy }: { services: readonly Service[]; cop
           const Icon = icons[service.icon];
           return (
             <Card key={service.title} className="p-6 transition-colors hover:border-primary/50">
-              <span className="grid size-11 place-items-center rounded-md bg-primary/10 text-primary">
-                <Icon className="size-5" />
-              </span>
+              <IconTile size="lg">
+                <Icon />
+              </IconTile>
               <h3 className="mt-5 text-lg font-semibold">{service.title}</h3>
               <p className="mt-2 leading-7 text-muted-foreground">{service.description}</p>
             </Card>
