@@ -5,10 +5,12 @@
 // excluded, with the browser asked for gzip only, so the budgets hold for the
 // least capable client (brotli, which Chromium prefers, only makes them smaller).
 // KB here means 1000 bytes.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureFirstLoad, summarize } from "../../bench/lib/first-load.mjs";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium";
 
 const KB = 1000;
@@ -101,6 +103,18 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
     }
     const images = first.requests.filter((r) => r.type === "image" || r.type === "font");
     expect(images.map((r) => r.url)).toEqual([]);
+  });
+
+  it("ships no server code to the browser: remix-themes and session storage stay on the server", () => {
+    // Every chunk the browser could ever load, lazy ones included.
+    const dir = join(ROOT, "build/client/assets");
+    const chunks = readdirSync(dir).filter((name) => name.endsWith(".js"));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const name of chunks) {
+      expect(readFileSync(join(dir, name), "utf8"), name).not.toMatch(
+        /createThemeSessionResolver|createCookieSessionStorage|createSessionStorage|remix-themes/,
+      );
+    }
   });
 
   it("fails when a budget is exceeded", () => {
