@@ -14,6 +14,6 @@ function hydrate() {
 }
 
 // The server-rendered page works without JavaScript: hydrate after it has
-// loaded, so its first paint never waits on hydration (docs/performance.md).
+// loaded, so its first paint never waits on hydration (README, "Performance").
 if (document.readyState === "complete") setTimeout(hydrate);
 else window.addEventListener("load", () => setTimeout(hydrate), { once: true });
