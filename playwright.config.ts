@@ -1,5 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
-import { chromiumArgs, systemChromium } from "./tests/support/chromium";
+import { chromiumArgs, systemChromium } from "./tests/support/chromium.mjs";
 
 // Playwright evaluates this file again in every worker: the global setup
 // starts the servers once and hands their addresses over in env variables.

@@ -11,7 +11,7 @@ import { chromium, type Browser } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureFirstLoad, summarize } from "../../bench/lib/first-load.mjs";
 import { ROOT, startAppServer, type AppServer } from "../support/app-server";
-import { chromiumArgs, systemChromium } from "../support/chromium";
+import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 
 const KB = 1000;
 const BUDGET = { scriptBytes: 110 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };
