@@ -25,7 +25,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const headers = { "Set-Cookie": await session.commit() };
   const redirectTo = form.get("redirectTo");
   if (redirectTo === null) return withSecurityHeaders(new Response(null, { status: 204, headers }));
-  return withSecurityHeaders(redirect(safeRedirectPath(redirectTo), { headers }));
+  // 303: the browser comes back with a GET, whatever it posted.
+  return withSecurityHeaders(redirect(safeRedirectPath(redirectTo), { status: 303, headers }));
 }
 
 export function loader() {

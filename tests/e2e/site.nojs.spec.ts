@@ -114,7 +114,7 @@ test("the theme toggle posts a form and comes back to the same page in the other
   const posted = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
   await toggle.click();
   const answer = await posted;
-  expect(answer.status()).toBe(302);
+  expect(answer.status()).toBe(303);
   expect(answer.headers()["location"]).toBe("/?from=test");
   await expect(page).toHaveURL(/\/\?from=test$/);
   await expect(page.locator("html")).toHaveClass("light");
