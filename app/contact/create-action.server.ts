@@ -2,6 +2,7 @@
 // -> transport -> outcome. Built from explicit parts so tests can run it with
 // their own configuration against a fake provider.
 import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { readFormPost } from "~/lib/form-post.server";
 import { withSecurityHeaders } from "~/lib/security-headers.server";
 import type { AppConfig } from "~/config.server";
 import type { RetryOptions } from "./emailjs.server";
@@ -25,8 +26,6 @@ import { createTransport } from "./transport.server";
  */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
-
 /** Where the page lands after a successful post; the flash cookie says what happened. */
 export const SUCCESS_REDIRECT = "/#contact";
 
@@ -39,24 +38,6 @@ export type ContactActionOptions = {
 };
 
 const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message: "" };
-
-/** Reads at most `limit` bytes; null when the body is larger, whatever Content-Length said. */
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  if (!body) return new Uint8Array();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-}
 
 export function createContactAction({ config, toName, log = logContactEvent, retry }: ContactActionOptions) {
   const guards = createGuards(config);
@@ -85,18 +66,11 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
   }
 
   return async function contactAction({ request }: ActionFunctionArgs) {
-    const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (!FORM_TYPES.has(mediaType)) return fail(415, "unsupported_media_type", EMPTY_FIELDS);
-
-    const declared = Number(request.headers.get("content-length"));
-    if (declared > BODY_LIMIT_BYTES) return fail(413, "payload_too_large", EMPTY_FIELDS);
-    const bytes = await readLimited(request.body, BODY_LIMIT_BYTES);
-    if (!bytes) return fail(413, "payload_too_large", EMPTY_FIELDS);
-
-    // A malformed body reads as an empty form, which the schema then refuses.
-    const form = await new Response(bytes, { headers: { "Content-Type": request.headers.get("content-type")! } })
-      .formData()
-      .catch(() => new FormData());
+    const post = await readFormPost(request, BODY_LIMIT_BYTES);
+    if (!post.ok) {
+      return fail(post.status, post.status === 413 ? "payload_too_large" : "unsupported_media_type", EMPTY_FIELDS);
+    }
+    const { form } = post;
 
     const raw: Record<string, unknown> = {};
     const fields = { ...EMPTY_FIELDS };

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { readFormPost } from "~/lib/form-post.server";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { withSecurityHeaders } from "~/lib/security-headers.server";
 import { parseThemeName, themeSessionResolver } from "~/theme.server";
@@ -13,11 +14,13 @@ import { parseThemeName, themeSessionResolver } from "~/theme.server";
  *   stored one) and is sent back to the page it came from.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const type = request.headers.get("content-type") ?? "";
-  if (!type.startsWith("application/x-www-form-urlencoded") && !type.startsWith("multipart/form-data")) {
-    return withSecurityHeaders(new Response("Expected a form post.", { status: 415 }));
+  // The form has two short fields; nothing bigger is read.
+  const post = await readFormPost(request, 1024);
+  if (!post.ok) {
+    const message = post.status === 415 ? "Expected a form post." : "Form too large.";
+    return withSecurityHeaders(new Response(message, { status: post.status }));
   }
-  const form = await request.formData();
+  const { form } = post;
   const session = await themeSessionResolver(request);
   const requested = parseThemeName(form.get("theme"));
   const next = requested ?? (parseThemeName(session.getTheme()) === "light" ? "dark" : "light");

@@ -1,0 +1,37 @@
+/** Reading a posted HTML form safely: the media type checked, the size bounded. */
+
+const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
+
+export type FormPost = { ok: true; form: FormData } | { ok: false; status: 413 | 415 };
+
+/**
+ * The request's form, or why not: 415 when it is not a form post, 413 when
+ * the body is over `limit` bytes, whatever Content-Length said. A malformed
+ * body reads as an empty form, which the caller's validation then refuses.
+ */
+export async function readFormPost(request: Request, limit: number): Promise<FormPost> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!FORM_TYPES.has(type.split(";")[0]!.trim().toLowerCase())) return { ok: false, status: 415 };
+  if (Number(request.headers.get("content-length")) > limit) return { ok: false, status: 413 };
+  const bytes = await readLimited(request.body, limit);
+  if (!bytes) return { ok: false, status: 413 };
+  const form = await new Response(bytes, { headers: { "Content-Type": type } }).formData().catch(() => new FormData());
+  return { ok: true, form };
+}
+
+async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+}
