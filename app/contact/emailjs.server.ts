@@ -58,22 +58,6 @@ export const DEFAULT_RETRY: RetryOptions = {
   deadlineMs: 10_000,
 };
 
-/**
- * The pauses before each retry when every attempt uses its whole timeout:
- * the worst case, which is also what the deadline must bound.
- */
-export function worstCaseBackoffs(options: RetryOptions = DEFAULT_RETRY): number[] {
-  const pauses: number[] = [];
-  let elapsed = options.attemptTimeoutMs;
-  let pause = options.initialBackoffMs;
-  while (elapsed + pause < options.deadlineMs) {
-    pauses.push(pause);
-    elapsed += pause + options.attemptTimeoutMs;
-    pause *= 2;
-  }
-  return pauses;
-}
-
 export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "timeout";
 
 export type SendResult = {

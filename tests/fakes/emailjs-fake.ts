@@ -161,12 +161,3 @@ export function fakeControl(baseUrl: string) {
       (await fetch(`${baseUrl}/__fake/requests?match=${encodeURIComponent(match)}`)).json(),
   };
 }
-
-/** A port on 127.0.0.1 with nothing listening, for "connection refused". */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

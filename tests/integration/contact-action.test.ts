@@ -4,7 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readContactFlash } from "~/contact/flash.server";
 import { BODY_LIMIT_BYTES } from "~/contact/create-action.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
-import { closedPort, startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+// A free port has nothing listening: "connection refused".
+import { freePort as closedPort } from "../support/free-port";
 import {
   BROWSER_HEADERS,
   OWNER,

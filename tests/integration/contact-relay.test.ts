@@ -1,8 +1,10 @@
 // How the action behaves when the provider misbehaves: final 4xx, retried
 // 5xx and network failures, timeouts, and the retry schedule itself.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, worstCaseBackoffs } from "~/contact/emailjs.server";
-import { closedPort, startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { DEFAULT_RETRY, type RetryOptions } from "~/contact/emailjs.server";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+// A free port has nothing listening: "connection refused".
+import { freePort as closedPort } from "../support/free-port";
 import { FAST_RETRY, VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 
 let fake: EmailJsFake;
@@ -105,6 +107,22 @@ describe("provider answers", () => {
     expect((relayed as { attempts: number }).attempts).toBeGreaterThan(1);
   });
 });
+
+/**
+ * The pauses before each retry when every attempt uses its whole timeout:
+ * the worst case, which is also what the deadline must bound.
+ */
+function worstCaseBackoffs(options: RetryOptions = DEFAULT_RETRY): number[] {
+  const pauses: number[] = [];
+  let elapsed = options.attemptTimeoutMs;
+  let pause = options.initialBackoffMs;
+  while (elapsed + pause < options.deadlineMs) {
+    pauses.push(pause);
+    elapsed += pause + options.attemptTimeoutMs;
+    pause *= 2;
+  }
+  return pauses;
+}
 
 describe("the real retry defaults", () => {
   it("attempts of at most 3 s, pauses of 1 s then 2 s, all inside 10 s", () => {
