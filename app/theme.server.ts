@@ -19,10 +19,10 @@ export const themeSessionResolver = createThemeSessionResolver(themeStorage);
 
 /** The stored theme, or null when the visitor never chose one. */
 export async function getStoredTheme(request: Request): Promise<ThemeName | null> {
-  const theme = (await themeSessionResolver(request)).getTheme();
-  return isTheme(theme) ? (theme as ThemeName) : null;
+  return parseThemeName((await themeSessionResolver(request)).getTheme());
 }
 
+/** A theme name from untrusted input (a form field, a cookie), or null. */
 export function parseThemeName(value: unknown): ThemeName | null {
   return isTheme(value) ? (value as ThemeName) : null;
 }
