@@ -43,7 +43,8 @@ const intInRange = (fallback: number, min: number, max: number) =>
 
 const flag = z.preprocess(
   (value) => (typeof value === "string" ? value.trim().toLowerCase() : "false"),
-  z.enum(["1", "true", "yes", "on", "0", "false", "no", "off", ""], "must be true or false")
+  z
+    .enum(["1", "true", "yes", "on", "0", "false", "no", "off", ""], "must be true or false")
     .transform((value) => ["1", "true", "yes", "on"].includes(value)),
 );
 
@@ -52,7 +53,10 @@ const trustProxy = z.preprocess(
   z.union(
     [
       z.enum(["true", "false", ""]).transform((value) => (value === "true" ? 1 : 0)),
-      z.string().regex(/^\d{1,2}$/).transform(Number),
+      z
+        .string()
+        .regex(/^\d{1,2}$/)
+        .transform(Number),
     ],
     "must be a hop count (1, 2, ...) or true",
   ),
@@ -65,7 +69,9 @@ const envSchema = z.object({
   EMAILJS_PRIVATE_KEY: optional,
   EMAILJS_API_URL: z.preprocess(
     (value) => (value === undefined || value === "" ? "https://api.emailjs.com" : value),
-    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).transform((url) => url.replace(/\/+$/, "")),
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .transform((url) => url.replace(/\/+$/, "")),
   ),
   CONTACT_RATE_LIMIT_MAX: intInRange(5, 1, 1_000_000),
   CONTACT_RATE_LIMIT_WINDOW_SECONDS: intInRange(600, 1, 31_536_000),

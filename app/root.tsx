@@ -52,7 +52,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#09090b" />
         <meta name="theme-color" media="(prefers-color-scheme: light)" content="#ffffff" />
         {data?.theme ? null : (
-          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: storedThemeScript }} suppressHydrationWarning />
+          <script
+            nonce={nonce}
+            dangerouslySetInnerHTML={{ __html: storedThemeScript }}
+            suppressHydrationWarning
+          />
         )}
         <Meta />
         <Links />

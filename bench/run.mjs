@@ -37,7 +37,8 @@ Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
 KB = 1000 bytes.`;
 
 const BROWSER_HEADERS = {
-  "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  "user-agent":
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
   "accept-language": "en-GB,en;q=0.9",
   "accept-encoding": "gzip, deflate, br",
@@ -49,7 +50,12 @@ const RELAY_ENV = {
   // One client sends every request of the bench.
   CONTACT_RATE_LIMIT_MAX: "1000000",
 };
-const MESSAGE = { name: "Ada Lovelace", email: "ada@example.com", subject: "Bench", message: "Hello from the bench." };
+const MESSAGE = {
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  subject: "Bench",
+  message: "Hello from the bench.",
+};
 
 function parseArgs(argv) {
   const o = { runs: 3, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
@@ -68,10 +74,10 @@ function parseArgs(argv) {
     else if (a === "--wait-idle") {
       const [load, max = "300"] = value().split(":");
       o.idle = { load: Number(load), maxSeconds: Number(max) };
-    }
-    else fail(`unknown argument ${a}`);
+    } else fail(`unknown argument ${a}`);
   }
-  if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1)) fail("--runs, --duration and --connections must be positive");
+  if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1))
+    fail("--runs, --duration and --connections must be positive");
   return o;
 }
 
@@ -85,7 +91,8 @@ const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 function newestMtime(dir) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+    if (entry.isFile())
+      newest = Math.max(newest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
   }
   return newest;
 }
@@ -110,7 +117,9 @@ function ensureBuild(force) {
 /** Starts `node script args`, resolves with the child and the first stdout line matching `pattern`. */
 function startChild(script, args, pattern) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
@@ -164,7 +173,13 @@ async function main() {
       platform: `${os.type()} ${os.release()}`,
       chromium: CHROME_PATH,
     },
-    options: { runs: o.runs, duration: o.duration, connections: o.connections, skip: [...o.skip], waitIdle: o.idle },
+    options: {
+      runs: o.runs,
+      duration: o.duration,
+      connections: o.connections,
+      skip: [...o.skip],
+      waitIdle: o.idle,
+    },
     loadavgAtStart: os.loadavg(),
   };
   results.built = ensureBuild(o.build);
@@ -178,7 +193,9 @@ async function main() {
     const fakeUrl = fake.match[1];
     const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-outbox-"));
     cleanups.push(() => rmSync(outbox, { recursive: true, force: true }));
-    const app = await modules[0].startAppServer({ env: { ...RELAY_ENV, EMAILJS_API_URL: fakeUrl, OUTBOX_DIR: outbox } });
+    const app = await modules[0].startAppServer({
+      env: { ...RELAY_ENV, EMAILJS_API_URL: fakeUrl, OUTBOX_DIR: outbox },
+    });
     cleanups.push(() => app.stop());
     log(`app ${app.url}, fake provider ${fakeUrl}`);
 
@@ -198,7 +215,10 @@ async function main() {
       log("first load in Chromium (JS on, JS off, gzip only)");
       const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
       try {
-        const slim = ({ requests, ...rest }) => ({ ...rest, requests: requests.map(({ url, ...r }) => ({ path: url.replace(app.url, ""), ...r })) });
+        const slim = ({ requests, ...rest }) => ({
+          ...rest,
+          requests: requests.map(({ url, ...r }) => ({ path: url.replace(app.url, ""), ...r })),
+        });
         results.firstLoad = {
           jsOn: slim(await measureFirstLoad(browser, `${app.url}/`)),
           jsOff: slim(await measureFirstLoad(browser, `${app.url}/`, { javaScriptEnabled: false })),
@@ -245,7 +265,11 @@ async function main() {
       const seconds = Math.min(o.duration, 5);
       log(`contact latency, ${seconds} s each`);
       const fakeAlone = await sequentialLatency(seconds, async () => {
-        const res = await fetch(`${fakeUrl}/api/v1.0/email/send`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+        const res = await fetch(`${fakeUrl}/api/v1.0/email/send`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: payload,
+        });
         await res.arrayBuffer();
         return res.status;
       });
@@ -285,28 +309,61 @@ async function main() {
 /** One Markdown table: section, figure, value, target, met. */
 function render(r) {
   const rows = [];
-  const row = (section, figure, value, target = "", ok = null) => rows.push([section, figure, value, target, mark(ok)]);
+  const row = (section, figure, value, target = "", ok = null) =>
+    rows.push([section, figure, value, target, mark(ok)]);
   const m = r.machine;
   const header = `npm run bench, ${r.date.slice(0, 16).replace("T", " ")} UTC: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load avg ${r.loadavgAtStart[0].toFixed(2)} at start, ${r.loadavgAtEnd[0].toFixed(2)} at end`;
 
   if (r.firstLoad) {
     const { jsOn, jsOff, gzip } = r.firstLoad;
-    const enc = [...new Set(jsOn.requests.filter((q) => q.wireBytes > 1500).map((q) => q.encoding ?? "none"))].join("/");
+    const enc = [
+      ...new Set(jsOn.requests.filter((q) => q.wireBytes > 1500).map((q) => q.encoding ?? "none")),
+    ].join("/");
     for (const type of ["document", "stylesheet", "script", "other"]) {
       const b = jsOn.byType[type];
-      row("first load, JS on", `${type}: requests, wire (${enc}) / decoded`, `${b.requests}, ${kb(b.wireBytes)} / ${kb(b.decodedBytes)}`);
+      row(
+        "first load, JS on",
+        `${type}: requests, wire (${enc}) / decoded`,
+        `${b.requests}, ${kb(b.wireBytes)} / ${kb(b.decodedBytes)}`,
+      );
     }
-    row("first load, JS on", "total: requests, wire / decoded", `${jsOn.total.requests}, ${kb(jsOn.total.wireBytes)} / ${kb(jsOn.total.decodedBytes)}`);
+    row(
+      "first load, JS on",
+      "total: requests, wire / decoded",
+      `${jsOn.total.requests}, ${kb(jsOn.total.wireBytes)} / ${kb(jsOn.total.decodedBytes)}`,
+    );
     // With JavaScript off, Chromium still sees the module preloads but refuses to fetch them.
     const refused = jsOff.requests.filter((q) => q.failure).length;
-    row("first load, JS off", "total: requests, wire / decoded", `${jsOff.total.requests - refused} (+${refused} scripts not fetched), ${kb(jsOff.total.wireBytes)} / ${kb(jsOff.total.decodedBytes)}`);
-    row("first load, JS off", "page text without JS / with JS", `${jsOff.textLength} / ${jsOn.textLength} chars`, "same content", jsOff.textLength >= jsOn.textLength * 0.9);
+    row(
+      "first load, JS off",
+      "total: requests, wire / decoded",
+      `${jsOff.total.requests - refused} (+${refused} scripts not fetched), ${kb(jsOff.total.wireBytes)} / ${kb(jsOff.total.decodedBytes)}`,
+    );
+    row(
+      "first load, JS off",
+      "page text without JS / with JS",
+      `${jsOff.textLength} / ${jsOn.textLength} chars`,
+      "same content",
+      jsOff.textLength >= jsOn.textLength * 0.9,
+    );
     const g = gzip.byType;
-    row("first load, gzip", "JS (all scripts and module preloads)", kb(g.script.wireBytes), "≤ 110 KB", g.script.wireBytes <= 110_000);
+    row(
+      "first load, gzip",
+      "JS (all scripts and module preloads)",
+      kb(g.script.wireBytes),
+      "≤ 110 KB",
+      g.script.wireBytes <= 110_000,
+    );
     row("first load, gzip", "CSS", kb(g.stylesheet.wireBytes), "≤ 12 KB", g.stylesheet.wireBytes <= 12_000);
     row("first load, gzip", "HTML", kb(g.document.wireBytes), "≤ 12 KB", g.document.wireBytes <= 12_000);
     const foreign = jsOn.requests.filter((q) => /^https?:/.test(q.path)).length;
-    row("first load, gzip", "fonts, images, other hosts", `${g.font.requests}, ${g.image.requests}, ${foreign}`, "0, 0, 0", g.font.requests + g.image.requests + foreign === 0);
+    row(
+      "first load, gzip",
+      "fonts, images, other hosts",
+      `${g.font.requests}, ${g.image.requests}, ${foreign}`,
+      "0, 0, 0",
+      g.font.requests + g.image.requests + foreign === 0,
+    );
   }
 
   for (const preset of ["mobile", "desktop"]) {
@@ -315,9 +372,20 @@ function render(r) {
     const x = l.median;
     const section = `Lighthouse ${preset} (median of ${l.runs})`;
     const scores = [x.performance, x.accessibility, x.bestPractices, x.seo];
-    row(section, "perf / a11y / best practices / SEO", scores.join(" / "), "100s", scores.every((s) => s === 100));
-    row(section, "LCP / TBT / CLS", `${ms(x.lcpMs)} / ${ms(x.tbtMs)} / ${x.cls?.toFixed(3)}`, preset === "mobile" ? "≤ 1200 ms / ≤ 100 ms / 0" : "",
-      preset === "mobile" ? x.lcpMs <= 1200 && x.tbtMs <= 100 && x.cls === 0 : null);
+    row(
+      section,
+      "perf / a11y / best practices / SEO",
+      scores.join(" / "),
+      "100s",
+      scores.every((s) => s === 100),
+    );
+    row(
+      section,
+      "LCP / TBT / CLS",
+      `${ms(x.lcpMs)} / ${ms(x.tbtMs)} / ${x.cls?.toFixed(3)}`,
+      preset === "mobile" ? "≤ 1200 ms / ≤ 100 ms / 0" : "",
+      preset === "mobile" ? x.lcpMs <= 1200 && x.tbtMs <= 100 && x.cls === 0 : null,
+    );
     const failing = [...new Set(l.perRun.flatMap((run) => run.failingAudits))];
     if (failing.length) row(section, "audits below 100 in some run", failing.join(", "));
   }
@@ -325,10 +393,18 @@ function render(r) {
   if (r.load) {
     const L = r.load;
     const c = L.page.connections;
-    const cpu = (x) => (x.serverCpuMsPerRequest == null ? "" : `, server CPU ${x.serverCpuMsPerRequest.toFixed(2)} ms/req`);
-    const line = (x) => `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors${cpu(x)}`;
+    const cpu = (x) =>
+      x.serverCpuMsPerRequest == null ? "" : `, server CPU ${x.serverCpuMsPerRequest.toFixed(2)} ms/req`;
+    const line = (x) =>
+      `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors${cpu(x)}`;
     const section = `server, ${c} connections, ${L.page.duration} s`;
-    row(section, "app: / (SSR)", line(L.page), "p99 ≤ 100 ms", L.page.latencyMs.p99 <= 100 && L.page.errors === 0);
+    row(
+      section,
+      "app: / (SSR)",
+      line(L.page),
+      "p99 ≤ 100 ms",
+      L.page.latencyMs.p99 <= 100 && L.page.errors === 0,
+    );
     row(section, `app: ${L.assetPath}`, line(L.asset));
     row(section, "static server: same HTML", line(L.staticPage));
     const ratio = L.page.reqPerSec / L.asset.reqPerSec;
@@ -336,22 +412,46 @@ function render(r) {
     row(section, "/ ÷ static server (req/s)", (L.page.reqPerSec / L.staticPage.reqPerSec).toFixed(2));
     if (L.page.serverCpuMsPerRequest && L.asset.serverCpuMsPerRequest) {
       const cpuRatio = L.asset.serverCpuMsPerRequest / L.page.serverCpuMsPerRequest;
-      row(section, "static asset ÷ / (server CPU per request)", cpuRatio.toFixed(2), "≥ 0.60", cpuRatio >= 0.6);
+      row(
+        section,
+        "static asset ÷ / (server CPU per request)",
+        cpuRatio.toFixed(2),
+        "≥ 0.60",
+        cpuRatio >= 0.6,
+      );
     }
   }
 
   if (r.contact) {
     const { fakeAlone, viaAction, healthz, addedP50Ms } = r.contact;
-    const fmt = (x) => `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${Object.entries(x.statusCodes).map(([s, n]) => `${n}×${s}`).join(" ")})`;
+    const fmt = (x) =>
+      `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${Object.entries(
+        x.statusCodes,
+      )
+        .map(([s, n]) => `${n}×${s}`)
+        .join(" ")})`;
     row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
     row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
     row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
-    row("contact, one at a time", "action's own cost at p50 (action − /healthz)", `${(viaAction.p50Ms - healthz.p50Ms).toFixed(2)} ms`);
-    row("contact, one at a time", "added by the action at p50", `${addedP50Ms.toFixed(2)} ms`, "≤ 2 ms",
-      addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"));
+    row(
+      "contact, one at a time",
+      "action's own cost at p50 (action − /healthz)",
+      `${(viaAction.p50Ms - healthz.p50Ms).toFixed(2)} ms`,
+    );
+    row(
+      "contact, one at a time",
+      "added by the action at p50",
+      `${addedP50Ms.toFixed(2)} ms`,
+      "≤ 2 ms",
+      addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"),
+    );
   }
 
-  const lines = [["section", "figure", "value", "target", "met"], ["---", "---", "---", "---", "---"], ...rows];
+  const lines = [
+    ["section", "figure", "value", "target", "met"],
+    ["---", "---", "---", "---", "---"],
+    ...rows,
+  ];
   return `${header}\n\n${lines.map((cells) => `| ${cells.join(" | ")} |`).join("\n")}`;
 }
 

@@ -14,7 +14,11 @@ if (!dir || (flag && flag !== "--port")) {
   process.exit(2);
 }
 const root = path.resolve(dir);
-const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+};
 const files = new Map();
 
 function load(urlPath) {
@@ -44,7 +48,12 @@ const server = http.createServer((req, res) => {
     res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     return;
   }
-  const headers = { "content-type": entry.type, etag: entry.etag, vary: "Accept-Encoding", "cache-control": "no-cache" };
+  const headers = {
+    "content-type": entry.type,
+    etag: entry.etag,
+    vary: "Accept-Encoding",
+    "cache-control": "no-cache",
+  };
   const accepted = req.headers["accept-encoding"] ?? "";
   let body = entry.body;
   for (const encoding of ["br", "gzip"]) {

@@ -89,7 +89,10 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
     <header className="fixed inset-x-0 top-0 z-40 border-b border-border/70 bg-background/85 backdrop-blur supports-[backdrop-filter]:bg-background/70">
       <div className="container flex h-16 items-center justify-between gap-4">
         <a href="#home" className="flex items-center gap-2 rounded-md font-semibold tracking-tight">
-          <span aria-hidden="true" className="grid size-8 place-items-center rounded-md bg-primary text-sm text-primary-foreground">
+          <span
+            aria-hidden="true"
+            className="grid size-8 place-items-center rounded-md bg-primary text-sm text-primary-foreground"
+          >
             {initials}
           </span>
           <span className="text-sm sm:text-base">{name}</span>
@@ -122,7 +125,10 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
       <nav
         id={MOBILE_NAV_ID}
         aria-label="Mobile"
-        className={cn("border-t border-border/70 bg-background shadow-lg md:hidden", open ? "block" : hydrated ? "hidden" : "hidden target:block")}
+        className={cn(
+          "border-t border-border/70 bg-background shadow-lg md:hidden",
+          open ? "block" : hydrated ? "hidden" : "hidden target:block",
+        )}
       >
         <div className="container py-3">
           <NavLinks items={nav} active={active} onChoose={() => setOpen(false)} vertical />

@@ -25,8 +25,7 @@ export const OUTCOME_TEXT = {
   },
   failed: {
     title: "Error Sending Message",
-    description:
-      "There was an issue sending your message. Please try again or contact me directly.",
+    description: "There was an issue sending your message. Please try again or contact me directly.",
   },
 } as const;
 

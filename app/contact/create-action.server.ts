@@ -68,7 +68,11 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
   return async function contactAction({ request }: ActionFunctionArgs) {
     const post = await readFormPost(request, BODY_LIMIT_BYTES);
     if (!post.ok) {
-      return fail(post.status, post.status === 413 ? "payload_too_large" : "unsupported_media_type", EMPTY_FIELDS);
+      return fail(
+        post.status,
+        post.status === 413 ? "payload_too_large" : "unsupported_media_type",
+        EMPTY_FIELDS,
+      );
     }
     const { form } = post;
 

@@ -111,7 +111,11 @@ export async function sendEmail(
     attempts += 1;
     const remaining = options.deadlineMs - elapsed();
     // AbortSignal.timeout takes whole milliseconds only.
-    const result = await attempt(url, payload, Math.max(1, Math.ceil(Math.min(options.attemptTimeoutMs, remaining))));
+    const result = await attempt(
+      url,
+      payload,
+      Math.max(1, Math.ceil(Math.min(options.attemptTimeoutMs, remaining))),
+    );
     const durationMs = Math.round(elapsed());
 
     if ("status" in result) {

@@ -33,8 +33,7 @@ export const contactSchema = z.object({
 export type ContactMessage = z.infer<typeof contactSchema>;
 
 export type ContactValidation =
-  | { ok: true; message: ContactMessage }
-  | { ok: false; fieldErrors: FieldErrors };
+  { ok: true; message: ContactMessage } | { ok: false; fieldErrors: FieldErrors };
 
 /** Validates raw values; reports the first problem of each field. */
 export function validateContact(input: Record<string, unknown>): ContactValidation {

@@ -1,7 +1,13 @@
 // Where an accepted message goes: the EmailJS relay, or the local outbox when
 // no account is configured. Both log what happened, without the message.
 import type { MailConfig } from "~/config.server";
-import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind, type TemplateParams } from "./emailjs.server";
+import {
+  buildSendBody,
+  sendEmail,
+  type RetryOptions,
+  type SendFailureKind,
+  type TemplateParams,
+} from "./emailjs.server";
 import type { ContactLogger } from "./log.server";
 import { writeToOutbox } from "./outbox.server";
 import type { ContactFailureReason } from "./contract";

@@ -86,7 +86,14 @@ export const site: SiteContent = {
     },
     {
       title: "Specialties",
-      skills: ["Deep Learning", "Computer Vision", "NLP", "Time-Series Forecasting", "MLOps", "Data Visualization"],
+      skills: [
+        "Deep Learning",
+        "Computer Vision",
+        "NLP",
+        "Time-Series Forecasting",
+        "MLOps",
+        "Data Visualization",
+      ],
     },
     {
       title: "Soft Skills",
@@ -182,7 +189,8 @@ export const site: SiteContent = {
     resume: { title: "Resume", description: "Everything above on one page, ready to share." },
     contact: {
       title: "Get In Touch",
-      description: "Have a project, a role or a question? Send a message and I'll reply within a couple of days.",
+      description:
+        "Have a project, a role or a question? Send a message and I'll reply within a couple of days.",
     },
   },
   footer: "© 2025",

@@ -15,11 +15,16 @@ export async function readFormPost(request: Request, limit: number): Promise<For
   if (Number(request.headers.get("content-length")) > limit) return { ok: false, status: 413 };
   const bytes = await readLimited(request.body, limit);
   if (!bytes) return { ok: false, status: 413 };
-  const form = await new Response(bytes, { headers: { "Content-Type": type } }).formData().catch(() => new FormData());
+  const form = await new Response(bytes, { headers: { "Content-Type": type } })
+    .formData()
+    .catch(() => new FormData());
   return { ok: true, form };
 }
 
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
+async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | null> {
   if (!body) return new Uint8Array();
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

@@ -52,7 +52,11 @@ export function htmlCache(
     headers.set("Content-Type", "text/html; charset=utf-8");
     headers.append("Vary", "Accept-Encoding");
     if (!acceptsGzip(request.headers.get("Accept-Encoding"))) {
-      return { hit: new Response(page.text.join(nonce), { status, headers }), cacheable: true, keep: (r) => r };
+      return {
+        hit: new Response(page.text.join(nonce), { status, headers }),
+        cacheable: true,
+        keep: (r) => r,
+      };
     }
     const body = gzipWithNonce(page, nonce);
     headers.set("Content-Encoding", "gzip");
@@ -91,7 +95,13 @@ function remember(key: string, text: string[], nonce: string) {
 
 function gzipWithNonce(page: Page, nonce: string) {
   const value = Buffer.from(nonce);
-  const stored = Buffer.from([0, value.length & 0xff, value.length >> 8, ~value.length & 0xff, (~value.length >> 8) & 0xff]);
+  const stored = Buffer.from([
+    0,
+    value.length & 0xff,
+    value.length >> 8,
+    ~value.length & 0xff,
+    (~value.length >> 8) & 0xff,
+  ]);
   const chunks: Uint8Array[] = [GZIP_HEADER];
   let crc = 0;
   let size = 0;
@@ -124,7 +134,8 @@ function acceptsGzip(header: string | null): boolean {
 
 function cacheKey(request: Request, status: number, headers: Headers, context: EntryContext): string | null {
   const { actionData, errors, loaderData } = context.staticHandlerContext;
-  if (request.method !== "GET" || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;
+  if (request.method !== "GET" || status !== 200 || actionData || errors || headers.has("Set-Cookie"))
+    return null;
   const url = new URL(request.url);
   const data = plainJson(loaderData);
   return data === null ? null : `${url.pathname}${url.search}\n${data}`;
@@ -138,7 +149,12 @@ function plainJson(value: unknown): string | null {
       if (raw === undefined) return "\u0000undefined";
       if (raw === null || typeof raw === "string" || typeof raw === "boolean") return converted;
       if (typeof raw === "number" && Number.isFinite(raw)) return converted;
-      if (typeof raw === "object" && (Array.isArray(raw) || Object.getPrototypeOf(raw) === Object.prototype || Object.getPrototypeOf(raw) === null)) {
+      if (
+        typeof raw === "object" &&
+        (Array.isArray(raw) ||
+          Object.getPrototypeOf(raw) === Object.prototype ||
+          Object.getPrototypeOf(raw) === null)
+      ) {
         return converted;
       }
       throw new Error("not plain JSON");

@@ -22,7 +22,8 @@ export function contentSecurityPolicy(nonce: string) {
  * Data, JSON and redirects are never rendered as pages; should one be opened
  * in a tab anyway, it may load nothing and cannot be framed.
  */
-export const NON_DOCUMENT_CSP = "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+export const NON_DOCUMENT_CSP =
+  "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 /** Sets the headers; a document passes its nonce, anything else gets the locked-down policy. */
 export function applySecurityHeaders(headers: Headers, nonce?: string) {

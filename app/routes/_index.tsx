@@ -51,7 +51,7 @@ export default function Index() {
     <>
       <a
         href="#main"
-        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-primary focus:px-4 focus:py-2 focus:text-primary-foreground"
+        className="sr-only focus:not-sr-only focus:fixed focus:top-4 focus:left-4 focus:z-50 focus:rounded-md focus:bg-primary focus:px-4 focus:py-2 focus:text-primary-foreground"
       >
         Skip to content
       </a>
@@ -63,7 +63,11 @@ export default function Index() {
         <Services services={site.services} copy={site.sections.services} />
         <Projects projects={site.projects} profileUrl={site.githubProfileUrl} copy={site.sections.projects} />
         <Resume resume={site.resume} copy={site.sections.resume} />
-        <Contact contact={site.contact} copy={site.sections.contact} form={<ContactForm flash={contactOutcome} />} />
+        <Contact
+          contact={site.contact}
+          copy={site.sections.contact}
+          form={<ContactForm flash={contactOutcome} />}
+        />
       </main>
       <Footer site={site} />
       <script

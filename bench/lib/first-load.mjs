@@ -23,7 +23,10 @@ export async function measureFirstLoad(browser, url, options = {}) {
   const page = await context.newPage();
   /** @type {Promise<any>[]} */
   const pending = [];
-  const record = async (/** @type {import("playwright-core").Request} */ request, /** @type {string|null} */ failure) => {
+  const record = async (
+    /** @type {import("playwright-core").Request} */ request,
+    /** @type {string|null} */ failure,
+  ) => {
     const response = failure ? null : await request.response();
     const sizes = failure ? null : await request.sizes();
     let decodedBytes = 0;
@@ -44,7 +47,9 @@ export async function measureFirstLoad(browser, url, options = {}) {
     };
   };
   page.on("requestfinished", (request) => pending.push(record(request, null)));
-  page.on("requestfailed", (request) => pending.push(record(request, request.failure()?.errorText ?? "failed")));
+  page.on("requestfailed", (request) =>
+    pending.push(record(request, request.failure()?.errorText ?? "failed")),
+  );
 
   await page.goto(url, { waitUntil: "load" });
   await page.waitForLoadState("networkidle");
@@ -55,7 +60,9 @@ export async function measureFirstLoad(browser, url, options = {}) {
 }
 
 /** Requests, wire and decoded bytes per type and in total. */
-export function summarize(/** @type {{ type: string, wireBytes: number, decodedBytes: number }[]} */ requests) {
+export function summarize(
+  /** @type {{ type: string, wireBytes: number, decodedBytes: number }[]} */ requests,
+) {
   const zero = () => ({ requests: 0, wireBytes: 0, decodedBytes: 0 });
   /** @type {Record<string, { requests: number, wireBytes: number, decodedBytes: number }>} */
   const byType = Object.fromEntries(TYPES.map((t) => [t, zero()]));

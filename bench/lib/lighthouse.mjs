@@ -8,7 +8,8 @@ import { CHROME_FLAGS, CHROME_PATH, median } from "./common.mjs";
 
 function extract(lhr) {
   const audit = (id) => lhr.audits[id]?.numericValue ?? null;
-  const score = (id) => (lhr.categories[id]?.score == null ? null : Math.round(lhr.categories[id].score * 100));
+  const score = (id) =>
+    lhr.categories[id]?.score == null ? null : Math.round(lhr.categories[id].score * 100);
   return {
     performance: score("performance"),
     accessibility: score("accessibility"),
@@ -31,9 +32,18 @@ export async function lighthouseMedian(url, preset, runs) {
   let version = null;
   for (let i = 0; i < runs; i++) {
     const loadavg1 = os.loadavg()[0];
-    const chrome = await chromeLauncher.launch({ chromePath: CHROME_PATH, chromeFlags: ["--headless=new", ...CHROME_FLAGS], logLevel: "silent" });
+    const chrome = await chromeLauncher.launch({
+      chromePath: CHROME_PATH,
+      chromeFlags: ["--headless=new", ...CHROME_FLAGS],
+      logLevel: "silent",
+    });
     try {
-      const flags = { port: chrome.port, output: "json", logLevel: "error", onlyCategories: ["performance", "accessibility", "best-practices", "seo"] };
+      const flags = {
+        port: chrome.port,
+        output: "json",
+        logLevel: "error",
+        onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
+      };
       const result = await lighthouse(url, flags, preset === "desktop" ? desktopConfig : undefined);
       const lhr = result.lhr;
       version = lhr.lighthouseVersion;
@@ -47,8 +57,15 @@ export async function lighthouseMedian(url, preset, runs) {
         .flatMap((category) => category.auditRefs)
         .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)
         .map((ref) => ref.id);
-      const consoleErrors = (lhr.audits["errors-in-console"]?.details?.items ?? []).map((item) => `${item.source}: ${item.description}`);
-      perRun.push({ ...extract(lhr), loadavg1: Math.round(loadavg1 * 100) / 100, failingAudits: [...new Set(failingAudits)], consoleErrors });
+      const consoleErrors = (lhr.audits["errors-in-console"]?.details?.items ?? []).map(
+        (item) => `${item.source}: ${item.description}`,
+      );
+      perRun.push({
+        ...extract(lhr),
+        loadavg1: Math.round(loadavg1 * 100) / 100,
+        failingAudits: [...new Set(failingAudits)],
+        consoleErrors,
+      });
     } finally {
       await chrome.kill();
     }

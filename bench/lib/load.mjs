@@ -15,7 +15,9 @@ function cpuMs(pid) {
 }
 
 function run(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+  return new Promise((resolve, reject) =>
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result))),
+  );
 }
 
 /**
@@ -25,7 +27,16 @@ function run(options) {
  * server's `pid`, the CPU time it spent per request: unlike req/s, that
  * figure holds up when other work shares the machine.
  */
-export async function load({ url, connections, duration, warmup = 2, method = "GET", headers = {}, body, pid }) {
+export async function load({
+  url,
+  connections,
+  duration,
+  warmup = 2,
+  method = "GET",
+  headers = {},
+  body,
+  pid,
+}) {
   const options = { url, connections, method, headers, body, pipelining: 1 };
   if (warmup > 0) await run({ ...options, duration: warmup });
   const loadavg1 = os.loadavg()[0];
@@ -41,8 +52,11 @@ export async function load({ url, connections, duration, warmup = 2, method = "G
     latencyMs: { p50: r.latency.p50, p99: r.latency.p99, mean: r.latency.mean, max: r.latency.max },
     requests: r.requests.total,
     errors: r.errors + r.timeouts,
-    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count])),
-    serverCpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / r.requests.total,
+    statusCodes: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
+    ),
+    serverCpuMsPerRequest:
+      cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / r.requests.total,
     loadavg1: Math.round(loadavg1 * 100) / 100,
   };
 }

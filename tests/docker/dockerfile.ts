@@ -113,7 +113,10 @@ export function isIgnored(path: string, patterns: string[]): boolean {
       .map((part) =>
         part === "**"
           ? ".*"
-          : part.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]"),
+          : part
+              .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+              .replace(/\*/g, "[^/]*")
+              .replace(/\?/g, "[^/]"),
       )
       .join("/");
     if (new RegExp(`^${source}(/.*)?$`).test(path)) ignored = !negated;

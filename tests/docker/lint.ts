@@ -16,21 +16,29 @@ export function lintDockerfile(text: string): string[] {
     if (stageNames.has(stage.base)) continue;
     const major = BASE_IMAGE.exec(stage.base)?.[1];
     if (!major) problems.push(`base image ${stage.base} is not node:<major>-<debian>-slim`);
-    else if (Number(major) % 2 !== 0 || Number(major) < 22) problems.push(`Node ${major} is not a maintained LTS`);
+    else if (Number(major) % 2 !== 0 || Number(major) < 22)
+      problems.push(`Node ${major} is not a maintained LTS`);
   }
 
   for (const { keyword, args } of stages.flatMap((stage) => stage.instructions)) {
     const names =
-      keyword === "ARG" ? [args.split("=")[0]!] : keyword === "ENV" ? envPairs(args).map(([name]) => name) : [];
-    for (const name of names) if (SECRET_NAME.test(name)) problems.push(`${keyword} ${name} looks like a secret`);
+      keyword === "ARG"
+        ? [args.split("=")[0]!]
+        : keyword === "ENV"
+          ? envPairs(args).map(([name]) => name)
+          : [];
+    for (const name of names)
+      if (SECRET_NAME.test(name)) problems.push(`${keyword} ${name} looks like a secret`);
   }
 
   const chain = stageChain(stages, runtime).flatMap((stage) => stage.instructions);
   const last = (keyword: string) => chain.filter((instruction) => instruction.keyword === keyword).at(-1);
-  const own = (keyword: string) => runtime.instructions.filter((instruction) => instruction.keyword === keyword);
+  const own = (keyword: string) =>
+    runtime.instructions.filter((instruction) => instruction.keyword === keyword);
 
   const user = last("USER")?.args.split(":")[0];
-  if (!user || user === "root" || user === "0") problems.push("the runtime stage does not switch to a non-root USER");
+  if (!user || user === "root" || user === "0")
+    problems.push("the runtime stage does not switch to a non-root USER");
 
   const env = new Map(chain.filter((i) => i.keyword === "ENV").flatMap((i) => envPairs(i.args)));
   if (env.get("NODE_ENV") !== "production") problems.push("NODE_ENV is not production");
@@ -57,7 +65,7 @@ export function lintDockerfile(text: string): string[] {
   }
   if (command[0] !== "node") problems.push("CMD does not run node directly (npm does not pass SIGTERM on)");
   const entrypoint = last("ENTRYPOINT");
-  const init = entrypoint ? execForm(entrypoint.args)[0] ?? "" : "";
+  const init = entrypoint ? (execForm(entrypoint.args)[0] ?? "") : "";
   if (!/tini$/.test(init)) problems.push("no init (tini) as ENTRYPOINT to pass SIGTERM on");
   else if (!chain.some((i) => i.keyword === "RUN" && /apt-get install[^&]*\btini\b/.test(i.args))) {
     problems.push("tini is the ENTRYPOINT but no stage installs it");
@@ -68,7 +76,9 @@ export function lintDockerfile(text: string): string[] {
   }
   const installs = own("RUN").filter((instruction) => /\bnpm (ci|install)\b/.test(instruction.args));
   if (installs.length !== 1 || !/--omit=dev\b/.test(installs[0]!.args)) {
-    problems.push("the runtime stage does not install production dependencies only (one npm install --omit=dev)");
+    problems.push(
+      "the runtime stage does not install production dependencies only (one npm install --omit=dev)",
+    );
   }
   if (!own("COPY").some((instruction) => instruction.flags.from && /\bbuild\b/.test(instruction.args))) {
     problems.push("the runtime stage does not copy the build output from a build stage");
@@ -90,11 +100,22 @@ export const MUST_IGNORE = [
   "debug.log",
 ];
 /** Paths the build needs. */
-export const MUST_KEEP = ["package.json", "package-lock.json", "app/root.tsx", "public/favicon.svg", "vite.config.ts", ".env.example"];
+export const MUST_KEEP = [
+  "package.json",
+  "package-lock.json",
+  "app/root.tsx",
+  "public/favicon.svg",
+  "vite.config.ts",
+  ".env.example",
+];
 
 export function lintDockerignore(patterns: string[]): string[] {
   return [
-    ...MUST_IGNORE.filter((path) => !isIgnored(path, patterns)).map((path) => `${path} would be sent to the build`),
-    ...MUST_KEEP.filter((path) => isIgnored(path, patterns)).map((path) => `${path} would be left out of the build`),
+    ...MUST_IGNORE.filter((path) => !isIgnored(path, patterns)).map(
+      (path) => `${path} would be sent to the build`,
+    ),
+    ...MUST_KEEP.filter((path) => isIgnored(path, patterns)).map(
+      (path) => `${path} would be left out of the build`,
+    ),
   ];
 }

@@ -7,7 +7,15 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, statSync, writeF
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative } from "node:path";
 import { ROOT } from "../support/app-server";
-import { envPairs, execForm, isIgnored, readDockerfile, readDockerignore, stageChain, type Stage } from "./dockerfile";
+import {
+  envPairs,
+  execForm,
+  isIgnored,
+  readDockerfile,
+  readDockerignore,
+  stageChain,
+  type Stage,
+} from "./dockerfile";
 
 export type ReplayedImage = {
   /** The folder standing for the runtime stage's WORKDIR. */
@@ -26,10 +34,16 @@ export type ReplayedImage = {
 function sourceOf(stages: Stage[], from: string, path: string): string {
   const stage = stages.find((candidate) => candidate.name === from);
   if (!stage) throw new Error(`COPY --from=${from}: unknown stage`);
-  const copiesContext = stage.instructions.some((i) => i.keyword === "COPY" && !i.flags.from && /^\.\s+\.$/.test(i.args));
+  const copiesContext = stage.instructions.some(
+    (i) => i.keyword === "COPY" && !i.flags.from && /^\.\s+\.$/.test(i.args),
+  );
   const builds = stage.instructions.some((i) => i.keyword === "RUN" && /npm run build/.test(i.args));
-  const workdir = stageChain(stages, stage).flatMap((s) => s.instructions).filter((i) => i.keyword === "WORKDIR").at(-1)?.args;
-  if (!copiesContext || !builds || !workdir) throw new Error(`COPY --from=${from}: not a stage that builds the context`);
+  const workdir = stageChain(stages, stage)
+    .flatMap((s) => s.instructions)
+    .filter((i) => i.keyword === "WORKDIR")
+    .at(-1)?.args;
+  if (!copiesContext || !builds || !workdir)
+    throw new Error(`COPY --from=${from}: not a stage that builds the context`);
   const inside = posix.relative(workdir, posix.resolve(workdir, path));
   if (inside.startsWith("..")) throw new Error(`COPY --from=${from} ${path}: outside its WORKDIR`);
   return join(ROOT, inside);
@@ -81,21 +95,44 @@ function writeShims(node: string, npmCli: string, user: string, runAs: string | 
   return shims;
 }
 
-export function replayRuntimeStage({ node, npmCli, runAs }: { node: string; npmCli: string; runAs?: string }): ReplayedImage {
+export function replayRuntimeStage({
+  node,
+  npmCli,
+  runAs,
+}: {
+  node: string;
+  npmCli: string;
+  runAs?: string;
+}): ReplayedImage {
   const stages = readDockerfile();
   const runtime = stages.at(-1)!;
   const chain = stageChain(stages, runtime).flatMap((stage) => stage.instructions);
   const ignore = readDockerignore();
   const workdir = chain.filter((i) => i.keyword === "WORKDIR").at(-1)?.args ?? "/";
-  const user = chain.filter((i) => i.keyword === "USER").at(-1)?.args.split(":")[0] ?? "root";
+  const user =
+    chain
+      .filter((i) => i.keyword === "USER")
+      .at(-1)
+      ?.args.split(":")[0] ?? "root";
 
   const dir = mkdtempSync(join(tmpdir(), "portfolio-image-"));
   chmodSync(dir, 0o755);
   const shims = writeShims(node, npmCli, user, runAs);
-  const image: ReplayedImage = { dir, env: {}, user, cmd: [], entrypoint: [], healthcheck: [], exposed: [], shims };
+  const image: ReplayedImage = {
+    dir,
+    env: {},
+    user,
+    cmd: [],
+    entrypoint: [],
+    healthcheck: [],
+    exposed: [],
+    shims,
+  };
   // The base stages' RUNs made the base image (tini); their ENV, WORKDIR and USER carry over.
   for (const instruction of stageChain(stages, runtime).flatMap((stage) =>
-    stage === runtime ? stage.instructions : stage.instructions.filter((i) => ["ENV", "WORKDIR", "USER"].includes(i.keyword)),
+    stage === runtime
+      ? stage.instructions
+      : stage.instructions.filter((i) => ["ENV", "WORKDIR", "USER"].includes(i.keyword)),
   )) {
     const { keyword, flags, args } = instruction;
     const where = `Dockerfile:${instruction.line} ${keyword}`;
@@ -111,7 +148,8 @@ export function replayRuntimeStage({ node, npmCli, runAs }: { node: string; npmC
         if (keyword === "EXPOSE") image.exposed.push(...args.split(/\s+/));
         break;
       case "COPY": {
-        if (Object.keys(flags).some((flag) => flag !== "from")) throw new Error(`${where}: flags ${Object.keys(flags)} not replayed`);
+        if (Object.keys(flags).some((flag) => flag !== "from"))
+          throw new Error(`${where}: flags ${Object.keys(flags)} not replayed`);
         const parts = args.startsWith("[") ? execForm(args) : args.split(/\s+/);
         const dest = parts.pop()!;
         const target = join(dir, posix.relative(workdir, posix.resolve(workdir, dest)));
@@ -127,7 +165,8 @@ export function replayRuntimeStage({ node, npmCli, runAs }: { node: string; npmC
       case "RUN": {
         // A cache mount only speeds up a rebuild; it puts nothing in the image.
         for (const [flag, value] of Object.entries(flags)) {
-          if (flag !== "mount" || !value.startsWith("type=cache,")) throw new Error(`${where}: --${flag}=${value} not replayed`);
+          if (flag !== "mount" || !value.startsWith("type=cache,"))
+            throw new Error(`${where}: --${flag}=${value} not replayed`);
         }
         execFileSync("/bin/sh", ["-ec", args], {
           cwd: dir,

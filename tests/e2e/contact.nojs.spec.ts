@@ -10,7 +10,9 @@ const FAILED = {
   text: "There was an issue sending your message. Please try again or contact me directly.",
 };
 
-test("success: the status inline at #contact, fields empty, and a reload sends nothing", async ({ page }, info) => {
+test("success: the status inline at #contact, fields empty, and a reload sends nothing", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   await page.goto("/");
   await fillForm(page, message(mark));
@@ -46,7 +48,9 @@ test("failure: the alert inline at #contact, every field still filled", async ({
   expect(await fake().requests(mark)).toHaveLength(1);
 });
 
-test("a field error from the server, next to the field, the rest kept, nothing sent", async ({ page }, info) => {
+test("a field error from the server, next to the field, the rest kept, nothing sent", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   await page.goto("/");
   // A blank subject passes the browser's `required` but not the schema.
@@ -56,7 +60,9 @@ test("a field error from the server, next to the field, the rest kept, nothing s
   await expect(page).toHaveURL(/#contact$/);
   const subject = field(page, "subject");
   await expect(subject).toHaveAttribute("aria-invalid", "true");
-  await expect(page.locator(`#${await subject.getAttribute("aria-describedby")}`)).toHaveText("Please enter a subject.");
+  await expect(page.locator(`#${await subject.getAttribute("aria-describedby")}`)).toHaveText(
+    "Please enter a subject.",
+  );
   await expect(field(page, "message")).toHaveValue(`Still here ${mark}`);
   await expect(field(page, "name")).toHaveValue("Grace Hopper");
   await expect(page.locator("#contact [role=alert]").getByText(FAILED.title, { exact: true })).toBeVisible();

@@ -20,14 +20,19 @@ const toastText = (page: Page, text: string) => page.getByText(text, { exact: tr
 async function openHydrated(page: Page) {
   await page.goto("/");
   // The form is interactive once React has hydrated (the fetcher form listens).
-  await page.waitForFunction(() => document.querySelector("#contact form") && (window as { __remixContext?: unknown }).__remixContext);
+  await page.waitForFunction(
+    () => document.querySelector("#contact form") && (window as { __remixContext?: unknown }).__remixContext,
+  );
   await page.waitForLoadState("networkidle");
   await page.evaluate(() => ((window as { __sameDocument?: boolean }).__sameDocument = true));
 }
 
-const sameDocument = (page: Page) => page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+const sameDocument = (page: Page) =>
+  page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
 
-test("success: toast, fields cleared, no reload, the exact upstream body, and a reload sends nothing", async ({ page }, info) => {
+test("success: toast, fields cleared, no reload, the exact upstream body, and a reload sends nothing", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   const values = message(mark);
   const problems = await watchProblems(page);
@@ -71,7 +76,9 @@ test("success: toast, fields cleared, no reload, the exact upstream body, and a 
   expect(problems).toEqual([]);
 });
 
-test("failure: destructive toast, fields kept, console.error with status and reason only", async ({ page }, info) => {
+test("failure: destructive toast, fields kept, console.error with status and reason only", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   const values = message(mark);
   await fake().setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, mark);
@@ -99,7 +106,9 @@ test("failure: destructive toast, fields kept, console.error with status and rea
   expect(await fake().requests(mark)).toHaveLength(2);
 });
 
-test("the site unreachable while sending: the error toast, not the error page, and the text kept", async ({ page }, info) => {
+test("the site unreachable while sending: the error toast, not the error page, and the text kept", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   const errors: string[] = [];
   page.on("console", (entry) => entry.type() === "error" && errors.push(entry.text()));
@@ -132,7 +141,9 @@ test('"Sending..." and a disabled button while the provider is slow', async ({ p
   await expect(sendButton(page)).toBeEnabled();
 });
 
-test("a provider that never answers: the error toast within the deadline, and the server keeps serving", async ({ page }, info) => {
+test("a provider that never answers: the error toast within the deadline, and the server keeps serving", async ({
+  page,
+}, info) => {
   test.setTimeout(60_000);
   const mark = marker(info);
   await fake().setMode({ kind: "hang" }, mark);
@@ -149,7 +160,9 @@ test("a provider that never answers: the error toast within the deadline, and th
   expect((await page.request.get("/healthz")).ok()).toBe(true);
 });
 
-test("field errors come from the shared schema, next to the field, and nothing is sent", async ({ page }, info) => {
+test("field errors come from the shared schema, next to the field, and nothing is sent", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   await openHydrated(page);
   // The browser's `required` accepts spaces; the schema does not.
@@ -186,16 +199,19 @@ test("passes axe with field errors and a toast, in both themes", async ({ page }
   }
 });
 
-test("no EmailJS id or key reaches the browser: not in any response the page loads, nor its headers", async ({ page }, info) => {
+test("no EmailJS id or key reaches the browser: not in any response the page loads, nor its headers", async ({
+  page,
+}, info) => {
   const mark = marker(info);
   const seen: Array<Promise<string>> = [];
   page.on("response", (response) => {
     seen.push(
       (async () => {
         const headers = JSON.stringify(await response.allHeaders());
-        const body = response.request().method() === "HEAD" || response.status() >= 300 && response.status() < 400
-          ? ""
-          : await response.text().catch(() => "");
+        const body =
+          response.request().method() === "HEAD" || (response.status() >= 300 && response.status() < 400)
+            ? ""
+            : await response.text().catch(() => "");
         return `${response.url()}\n${headers}\n${body}`;
       })(),
     );
@@ -221,6 +237,8 @@ test("no EmailJS id or key reaches the browser: not in any response the page loa
     expect(leaks, secret).toEqual([]);
   }
   // The page's own data and globals too.
-  const globals = await page.evaluate(() => JSON.stringify((window as { __remixContext?: unknown }).__remixContext ?? {}));
+  const globals = await page.evaluate(() =>
+    JSON.stringify((window as { __remixContext?: unknown }).__remixContext ?? {}),
+  );
   for (const secret of Object.values(E2E_EMAILJS_IDS)) expect(globals).not.toContain(secret);
 });

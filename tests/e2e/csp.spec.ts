@@ -15,12 +15,16 @@ async function watch(page: Page): Promise<Watch> {
   await page.exposeFunction("__reportCspViolation", (text: string) => seen.violations.push(text));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      const report = (window as unknown as { __reportCspViolation: (text: string) => void }).__reportCspViolation;
-      void report(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`);
+      const report = (window as unknown as { __reportCspViolation: (text: string) => void })
+        .__reportCspViolation;
+      void report(
+        `${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`,
+      );
     });
   });
   page.on("console", (entry) => {
-    if (entry.type() === "error" || entry.type() === "warning") seen.console.push(`${entry.type()}: ${entry.text()}`);
+    if (entry.type() === "error" || entry.type() === "warning")
+      seen.console.push(`${entry.type()}: ${entry.text()}`);
   });
   page.on("pageerror", (error) => seen.console.push(`pageerror: ${error.message}`));
   return seen;
@@ -34,10 +38,13 @@ async function openHydrated(page: Page, path = "/") {
   await page.waitForLoadState("networkidle");
 }
 
-const themeButton = (page: Page) => page.locator("header").getByRole("button", { name: /^Switch to (light|dark) theme$/ });
+const themeButton = (page: Page) =>
+  page.locator("header").getByRole("button", { name: /^Switch to (light|dark) theme$/ });
 const htmlTheme = (page: Page) => page.evaluate(() => document.documentElement.className);
 
-test("using the page: theme toggle, tooltip and contact form raise no CSP violation or console problem", async ({ page }, info) => {
+test("using the page: theme toggle, tooltip and contact form raise no CSP violation or console problem", async ({
+  page,
+}, info) => {
   const seen = await watch(page);
   await openHydrated(page);
 
@@ -66,7 +73,9 @@ test("using the page: theme toggle, tooltip and contact form raise no CSP violat
   expect(seen.console).toEqual([]);
 });
 
-test("the nonce'd inline theme script runs before paint for a visitor with only a stored theme", async ({ page }) => {
+test("the nonce'd inline theme script runs before paint for a visitor with only a stored theme", async ({
+  page,
+}) => {
   const seen = await watch(page);
   await page.addInitScript((key) => localStorage.setItem(key, "light"), THEME_STORAGE_KEY);
   await page.goto("/");
@@ -82,6 +91,9 @@ test("the 404 page raises no CSP violation", async ({ page }) => {
   await expect(page.getByText("Oops! Page not found")).toBeVisible();
   expect(seen.violations).toEqual([]);
   // Expected here: the browser's note of the 404 status and the spec's own log of the path.
-  const expected = [/Failed to load resource: the server responded with a status of 404/, /404 Error: User attempted to access non-existent route/];
+  const expected = [
+    /Failed to load resource: the server responded with a status of 404/,
+    /404 Error: User attempted to access non-existent route/,
+  ];
   expect(seen.console.filter((line) => !expected.some((pattern) => pattern.test(line)))).toEqual([]);
 });

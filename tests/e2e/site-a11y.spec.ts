@@ -5,7 +5,9 @@ import { gotoHydrated, waitForHydration, watchProblems } from "../support/site";
 
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  const summary = violations.map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  const summary = violations.map(
+    (v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+  );
   expect(summary).toEqual([]);
 }
 

@@ -34,7 +34,20 @@ test.describe("desktop", () => {
     await expectCurrent(nav, "home");
     // Every link at least twice, in an order that jumps both ways and repeats
     // a link right after itself (the case that broke beside ScrollRestoration).
-    const order = ["about", "projects", "projects", "home", "contact", "skills", "services", "about", "contact", "services", "home", "skills"];
+    const order = [
+      "about",
+      "projects",
+      "projects",
+      "home",
+      "contact",
+      "skills",
+      "services",
+      "about",
+      "contact",
+      "services",
+      "home",
+      "skills",
+    ];
     expect(new Set(order)).toEqual(new Set(SECTION_IDS));
     for (const id of order) {
       await nav.getByRole("link", { name: label(id), exact: true }).click();
@@ -110,7 +123,9 @@ test.describe("scroll behaviour", () => {
   test("is smooth otherwise", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "no-preference" });
     await gotoHydrated(page);
-    expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("smooth");
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe(
+      "smooth",
+    );
     expect((await scrollPositionsAfterClick(page, "projects")).length).toBeGreaterThan(2);
   });
 });

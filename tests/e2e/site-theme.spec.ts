@@ -32,11 +32,16 @@ test.describe("with a light OS preference", () => {
   });
 });
 
-test("the toggle flips the theme, and the choice survives a reload, rendered by the server", async ({ page, context }) => {
+test("the toggle flips the theme, and the choice survives a reload, rendered by the server", async ({
+  page,
+  context,
+}) => {
   await gotoHydrated(page);
   await expectTheme(page, "dark");
 
-  const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme") && r.request().method() === "POST");
+  const saved = page.waitForResponse(
+    (r) => r.url().endsWith("/action/set-theme") && r.request().method() === "POST",
+  );
   await toggle(page).click();
   await expectTheme(page, "light");
   expect((await saved).status()).toBe(204);
@@ -59,7 +64,10 @@ test("the toggle flips the theme, and the choice survives a reload, rendered by 
   await expectTheme(page, "dark");
 });
 
-test("a light choice kept only in localStorage is applied before paint, then stored in the cookie", async ({ page, context }) => {
+test("a light choice kept only in localStorage is applied before paint, then stored in the cookie", async ({
+  page,
+  context,
+}) => {
   await page.addInitScript(() => {
     if (!sessionStorage.getItem("seeded")) {
       sessionStorage.setItem("seeded", "1");

@@ -4,11 +4,22 @@
 import { expect, test, type Page } from "@playwright/test";
 import { atPageBottom, SECTION_STOP_PX, sectionTop, site } from "../support/site";
 
-const copy = (section: keyof typeof site.sections) => [site.sections[section].title, site.sections[section].description ?? ""];
+const copy = (section: keyof typeof site.sections) => [
+  site.sections[section].title,
+  site.sections[section].description ?? "",
+];
 
 /** What each part of the page must show, read from the content module. */
 const TEXT_BY_PART: Record<string, readonly string[]> = {
-  "#home": [site.name, site.role, site.tagline, site.location, site.availability, "View My Work", "Get In Touch"],
+  "#home": [
+    site.name,
+    site.role,
+    site.tagline,
+    site.location,
+    site.availability,
+    "View My Work",
+    "Get In Touch",
+  ],
   "#about": [
     ...copy("about"),
     ...site.about.intro,
@@ -25,15 +36,27 @@ const TEXT_BY_PART: Record<string, readonly string[]> = {
     site.stat.label,
   ],
   "#skills": [...copy("skills"), ...site.skillGroups.flatMap((group) => [group.title, ...group.skills])],
-  "#services": [...copy("services"), ...site.services.flatMap((service) => [service.title, service.description])],
+  "#services": [
+    ...copy("services"),
+    ...site.services.flatMap((service) => [service.title, service.description]),
+  ],
   "#projects": [
     ...copy("projects"),
     ...site.projects.flatMap((project) => [project.title, project.description, ...project.technologies]),
     "View All Projects on GitHub",
   ],
   "#resume": [...copy("resume"), site.resume.fileLabel, site.resume.date, "Download Resume", "View Online"],
-  "#contact": [...copy("contact"), site.contact.email, site.contact.phone, "LinkedIn", "GitHub", "Name", "Subject", "Message"],
-  "footer": [site.footer, site.name],
+  "#contact": [
+    ...copy("contact"),
+    site.contact.email,
+    site.contact.phone,
+    "LinkedIn",
+    "GitHub",
+    "Name",
+    "Subject",
+    "Message",
+  ],
+  footer: [site.footer, site.name],
   "header nav[aria-label=Main]": site.nav.map((item) => item.label),
 };
 
@@ -43,7 +66,8 @@ async function expectScrolledTo(page: Page, id: string) {
   await expect
     .poll(async () => {
       const top = await sectionTop(page, id);
-      if (Math.abs(top - SECTION_STOP_PX) <= 2 || (top > SECTION_STOP_PX && (await atPageBottom(page)))) return "at section";
+      if (Math.abs(top - SECTION_STOP_PX) <= 2 || (top > SECTION_STOP_PX && (await atPageBottom(page))))
+        return "at section";
       return top;
     })
     .toBe("at section");
@@ -56,7 +80,8 @@ test("every section shows all of its text", async ({ page }) => {
     await expect(part, selector).toBeVisible();
     // innerText: what is rendered, so text hidden until JS runs would fail here.
     const shown = normalise(await part.innerText());
-    for (const text of texts) expect(shown, `${selector} shows ${JSON.stringify(text)}`).toContain(normalise(text));
+    for (const text of texts)
+      expect(shown, `${selector} shows ${JSON.stringify(text)}`).toContain(normalise(text));
   }
 });
 

@@ -20,7 +20,9 @@ test.describe("home page structure", () => {
   });
 
   test("has the sections in the spec's order, with the nav ids", async ({ page }) => {
-    const ids = await page.locator("main > section").evaluateAll((sections) => sections.map((section) => section.id));
+    const ids = await page
+      .locator("main > section")
+      .evaluateAll((sections) => sections.map((section) => section.id));
     // Resume sits between Projects and Get In Touch but is not in the nav.
     expect(ids).toEqual(["home", "about", "skills", "services", "projects", "resume", "contact"]);
     const navHrefs = await page
@@ -65,7 +67,10 @@ test.describe("home page structure", () => {
   });
 
   test("project cards link to GitHub, and to a demo except for the third", async ({ page }) => {
-    const cards = page.locator("#projects").getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3 }) });
+    const cards = page
+      .locator("#projects")
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { level: 3 }) });
     await expect(cards).toHaveCount(site.projects.length);
     for (const [index, project] of site.projects.entries()) {
       const card = cards.nth(index);
@@ -79,7 +84,10 @@ test.describe("home page structure", () => {
     }
     expect(site.projects.filter((project) => project.demoUrl)).toHaveLength(2);
     await expect(page.getByRole("link", { name: /live demo/i })).toHaveCount(2);
-    await expectExternal(page.getByRole("link", { name: "View All Projects on GitHub" }), site.githubProfileUrl);
+    await expectExternal(
+      page.getByRole("link", { name: "View All Projects on GitHub" }),
+      site.githubProfileUrl,
+    );
   });
 
   test("both resume buttons open the same hosted document", async ({ page }) => {
@@ -91,7 +99,10 @@ test.describe("home page structure", () => {
 
   test("contact list: mailto, tel, LinkedIn and GitHub", async ({ page }) => {
     const list = page.locator("#contact").getByRole("list").first();
-    await expect(list.getByRole("link", { name: /email/i })).toHaveAttribute("href", `mailto:${site.contact.email}`);
+    await expect(list.getByRole("link", { name: /email/i })).toHaveAttribute(
+      "href",
+      `mailto:${site.contact.email}`,
+    );
     await expect(list.getByRole("link", { name: /email/i })).not.toHaveAttribute("target", /.*/);
     const tel = await list.getByRole("link", { name: /phone/i }).getAttribute("href");
     expect(tel).toBe(`tel:${site.contact.phone.replace(/[^\d+]/g, "")}`);
@@ -100,21 +111,30 @@ test.describe("home page structure", () => {
   });
 
   test("every link that leaves the site opens a new tab safely", async ({ page }) => {
-    const links = await page.locator("a[href]").evaluateAll((anchors) =>
-      anchors.map((a) => ({ href: a.getAttribute("href")!, target: a.getAttribute("target"), rel: a.getAttribute("rel") })),
-    );
+    const links = await page
+      .locator("a[href]")
+      .evaluateAll((anchors) =>
+        anchors.map((a) => ({
+          href: a.getAttribute("href")!,
+          target: a.getAttribute("target"),
+          rel: a.getAttribute("rel"),
+        })),
+      );
     const external = links.filter((link) => /^https?:/.test(link.href));
     // 3 GitHub + 2 demos + all projects + 2 resume + 2 contact + 2 hero icons.
     expect(external.length).toBe(12);
     for (const link of external) expect(link, link.href).toMatchObject(NEW_TAB);
-    for (const link of links.filter((link) => link.target === "_blank")) expect(link.rel, link.href).toBe(NEW_TAB.rel);
+    for (const link of links.filter((link) => link.target === "_blank"))
+      expect(link.rel, link.href).toBe(NEW_TAB.rel);
   });
 
   test("footer reads © 2025", async ({ page }) => {
     await expect(page.getByRole("contentinfo")).toContainText("© 2025");
   });
 
-  test("the head: title, description, canonical, social cards, theme colours, favicon, JSON-LD", async ({ page }) => {
+  test("the head: title, description, canonical, social cards, theme colours, favicon, JSON-LD", async ({
+    page,
+  }) => {
     const title = `${site.name} — ${site.role}`;
     await expect(page).toHaveTitle(title);
     const meta = (selector: string) => page.locator(`head meta[${selector}]`);
@@ -149,7 +169,9 @@ test.describe("home page structure", () => {
     expect(person).toEqual(JSON.parse(personJsonLd(site)));
   });
 
-  test("tooltips open after 700 ms of hover, and at once within 300 ms of another closing", async ({ page }) => {
+  test("tooltips open after 700 ms of hover, and at once within 300 ms of another closing", async ({
+    page,
+  }) => {
     await page.clock.install();
     await gotoHydrated(page);
     await page.clock.pauseAt(Date.now() + 60_000);
@@ -219,7 +241,9 @@ test("robots.txt and /healthz answer", async ({ request }) => {
 });
 
 test.describe("404", () => {
-  test("an unknown path answers 404 with the spec's texts, a link home and a console error", async ({ page }) => {
+  test("an unknown path answers 404 with the spec's texts, a link home and a console error", async ({
+    page,
+  }) => {
     const errors: string[] = [];
     page.on("console", (message) => {
       if (message.type() === "error") errors.push(message.text());

@@ -82,9 +82,13 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
 
   it("counts every script the document asks for, module preloads included", () => {
     const asked = new Set(
-      [...html.matchAll(/<(?:link rel="modulepreload"|script)[^>]* (?:href|src)="([^"]+\.js)"/g)].map((m) => m[1]),
+      [...html.matchAll(/<(?:link rel="modulepreload"|script)[^>]* (?:href|src)="([^"]+\.js)"/g)].map(
+        (m) => m[1],
+      ),
     );
-    const loaded = new Set(first.requests.filter((r) => r.type === "script").map((r) => new URL(r.url).pathname));
+    const loaded = new Set(
+      first.requests.filter((r) => r.type === "script").map((r) => new URL(r.url).pathname),
+    );
     expect(asked.size).toBeGreaterThan(0);
     for (const path of asked) expect(loaded, path).toContain(path);
   });

@@ -18,21 +18,35 @@ afterAll(async () => {
   await app?.stop();
 });
 
-function raw(path: string, headers: Record<string, string> = {}, method = "GET", body?: string): Promise<Raw> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+  method = "GET",
+  body?: string,
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = request(`${app.url}${path}`, { method, headers: { ...BROWSER_HEADERS, ...headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
+    const req = request(
+      `${app.url}${path}`,
+      { method, headers: { ...BROWSER_HEADERS, ...headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 }
 
 const header = (response: Raw, name: string) => String(response.headers[name] ?? "");
-const varyList = (response: Raw) => header(response, "vary").toLowerCase().split(/\s*,\s*/);
+const varyList = (response: Raw) =>
+  header(response, "vary")
+    .toLowerCase()
+    .split(/\s*,\s*/);
 
 function decode(response: Raw): string {
   const encoding = header(response, "content-encoding");
@@ -59,7 +73,9 @@ describe("hashed assets", () => {
   });
 
   it("are compressed when asked", async () => {
-    const sizes = await Promise.all((await assetPaths()).map(async (path) => ({ path, size: (await raw(path)).body.length })));
+    const sizes = await Promise.all(
+      (await assetPaths()).map(async (path) => ({ path, size: (await raw(path)).body.length })),
+    );
     // The compression middleware leaves bodies under 1 KB alone.
     const large = sizes.filter(({ size }) => size > 1024);
     expect(large.length).toBeGreaterThan(0);
@@ -91,7 +107,12 @@ describe("pages and their data", () => {
   });
 
   it("differ by theme cookie, which is why they vary on it", async () => {
-    const themed = await raw("/action/set-theme", { "Content-Type": "application/x-www-form-urlencoded" }, "POST", "theme=light");
+    const themed = await raw(
+      "/action/set-theme",
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      "POST",
+      "theme=light",
+    );
     const cookie = String(themed.headers["set-cookie"]).split(";")[0]!;
     expect(decode(await raw("/", { Cookie: cookie }))).toMatch(/<html[^>]*class="light"/);
     expect(decode(await raw("/"))).toMatch(/<html[^>]*class="dark"/);

@@ -71,7 +71,12 @@ describe("a valid message", () => {
 
   it("is trimmed before it is sent", async () => {
     const { run } = setupAction(relayEnv(fake.url));
-    const padded = { name: `  ${VALID.name} `, email: ` ${VALID.email}\t`, subject: `\n${VALID.subject} `, message: ` ${VALID.message}\n\n` };
+    const padded = {
+      name: `  ${VALID.name} `,
+      email: ` ${VALID.email}\t`,
+      subject: `\n${VALID.subject} `,
+      message: ` ${VALID.message}\n\n`,
+    };
     expectRedirect(await run(formRequest(padded)));
     expect(fake.requests[0]!.body).toEqual(EXPECTED_BODY);
   });
@@ -79,14 +84,20 @@ describe("a valid message", () => {
   it("carries the private key as accessToken when one is configured", async () => {
     const { run } = setupAction(relayEnv(fake.url, { EMAILJS_PRIVATE_KEY: "private_SECRET_abc" }));
     expectRedirect(await run(formRequest(VALID)));
-    expect(fake.requests[0]!.rawBody).toBe(JSON.stringify({ ...EXPECTED_BODY, accessToken: "private_SECRET_abc" }));
+    expect(fake.requests[0]!.rawBody).toBe(
+      JSON.stringify({ ...EXPECTED_BODY, accessToken: "private_SECRET_abc" }),
+    );
   });
 
   it("is accepted as multipart/form-data too", async () => {
     const { run } = setupAction(relayEnv(fake.url));
     const form = new FormData();
     for (const [key, value] of Object.entries(VALID)) form.append(key, value);
-    const request = new Request("http://localhost/?index", { method: "POST", headers: BROWSER_HEADERS, body: form });
+    const request = new Request("http://localhost/?index", {
+      method: "POST",
+      headers: BROWSER_HEADERS,
+      body: form,
+    });
     expect(request.headers.get("content-type")).toMatch(/^multipart\/form-data; boundary=/);
     expectRedirect(await run(request));
     expect(fake.requests[0]!.body).toEqual(EXPECTED_BODY);
@@ -99,16 +110,46 @@ describe("invalid input is refused with 400, field errors and the typed text, an
     ["name missing", { ...VALID, name: "" }, "name", "Please enter your name."],
     ["name blank", { ...VALID, name: "   \t" }, "name", "Please enter your name."],
     ["name too long", { ...VALID, name: long(101) }, "name", "Name must be at most 100 characters."],
-    ["name with a line break", { ...VALID, name: "Ada\r\nBcc: x@evil.test" }, "name", "Name must be a single line of text."],
+    [
+      "name with a line break",
+      { ...VALID, name: "Ada\r\nBcc: x@evil.test" },
+      "name",
+      "Name must be a single line of text.",
+    ],
     ["email missing", { ...VALID, email: " " }, "email", "Please enter your email address."],
     ["email invalid", { ...VALID, email: "not-an-address" }, "email", "Please enter a valid email address."],
-    ["email with a header", { ...VALID, email: "a@b.co\nBcc: x@evil.test" }, "email", "Please enter a valid email address."],
-    ["email too long", { ...VALID, email: `${long(250)}@b.co` }, "email", "Email must be at most 254 characters."],
+    [
+      "email with a header",
+      { ...VALID, email: "a@b.co\nBcc: x@evil.test" },
+      "email",
+      "Please enter a valid email address.",
+    ],
+    [
+      "email too long",
+      { ...VALID, email: `${long(250)}@b.co` },
+      "email",
+      "Email must be at most 254 characters.",
+    ],
     ["subject missing", { ...VALID, subject: "" }, "subject", "Please enter a subject."],
-    ["subject too long", { ...VALID, subject: long(201) }, "subject", "Subject must be at most 200 characters."],
-    ["subject with a control character", { ...VALID, subject: "hi\u0007" }, "subject", "Subject must be a single line of text."],
+    [
+      "subject too long",
+      { ...VALID, subject: long(201) },
+      "subject",
+      "Subject must be at most 200 characters.",
+    ],
+    [
+      "subject with a control character",
+      { ...VALID, subject: "hi\u0007" },
+      "subject",
+      "Subject must be a single line of text.",
+    ],
     ["message missing", { ...VALID, message: "\n\n" }, "message", "Please enter a message."],
-    ["message too long", { ...VALID, message: long(5001) }, "message", "Message must be at most 5000 characters."],
+    [
+      "message too long",
+      { ...VALID, message: long(5001) },
+      "message",
+      "Message must be at most 5000 characters.",
+    ],
     ["message duplicated", { ...VALID, message: ["one", "two"] }, "message", "Please enter a message."],
   ];
 
@@ -137,7 +178,11 @@ describe("invalid input is refused with 400, field errors and the typed text, an
     const form = new FormData();
     for (const [key, value] of Object.entries(VALID)) if (key !== "subject") form.append(key, value);
     form.append("subject", new Blob(["hello"]), "subject.txt");
-    const request = new Request("http://localhost/?index", { method: "POST", headers: BROWSER_HEADERS, body: form });
+    const request = new Request("http://localhost/?index", {
+      method: "POST",
+      headers: BROWSER_HEADERS,
+      body: form,
+    });
     const { status, data } = expectFailure(await run(request));
     expect(status).toBe(400);
     expect(data.fieldErrors).toEqual({ subject: "Please enter a subject." });
@@ -188,7 +233,11 @@ describe("requests that are not a contact form", () => {
     });
     const request = new Request("http://localhost/?index", {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": "100", ...BROWSER_HEADERS },
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Content-Length": "100",
+        ...BROWSER_HEADERS,
+      },
       body,
       duplex: "half",
     } as RequestInit);
@@ -244,7 +293,9 @@ describe("requests that are not a contact form", () => {
 describe("guards", () => {
   it("honeypot: a filled hidden field gets the normal success and nothing is sent", async () => {
     const { run, events } = setupAction(relayEnv(fake.url));
-    const response = expectRedirect(await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "https://spam.example" })));
+    const response = expectRedirect(
+      await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "https://spam.example" })),
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get("Location")).toBe("/#contact");
     expect(response.headers.get("Set-Cookie")).toMatch(/^contact_flash=/);
@@ -321,14 +372,18 @@ describe("guards", () => {
       const { run } = setupAction(env());
       expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "203.0.113.7" })));
       expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "198.51.100.9" })));
-      expect(expectFailure(await run(formRequest(VALID, { "X-Forwarded-For": "192.0.2.1" }))).status).toBe(429);
+      expect(expectFailure(await run(formRequest(VALID, { "X-Forwarded-For": "192.0.2.1" }))).status).toBe(
+        429,
+      );
       expect(fake.requests).toHaveLength(2);
     });
 
     it("refused input does not use up the allowance", async () => {
       const { run } = setupAction(env({ TRUST_PROXY: "1" }));
-      const from = (values: Record<string, string>) => formRequest(values, { "X-Forwarded-For": "203.0.113.7" });
-      for (let i = 0; i < 5; i++) expect(expectFailure(await run(from({ ...VALID, email: "bad" }))).status).toBe(400);
+      const from = (values: Record<string, string>) =>
+        formRequest(values, { "X-Forwarded-For": "203.0.113.7" });
+      for (let i = 0; i < 5; i++)
+        expect(expectFailure(await run(from({ ...VALID, email: "bad" }))).status).toBe(400);
       expectRedirect(await run(from(VALID)));
       expectRedirect(await run(from(VALID)));
       expect(fake.requests).toHaveLength(2);

@@ -7,11 +7,18 @@ import { ConfigError, loadConfig } from "~/config.server";
 
 function load(env: Record<string, string | undefined>) {
   const lines: string[] = [];
-  const logger = { info: (line: string) => lines.push(`info ${line}`), warn: (line: string) => lines.push(`warn ${line}`) };
+  const logger = {
+    info: (line: string) => lines.push(`info ${line}`),
+    warn: (line: string) => lines.push(`warn ${line}`),
+  };
   return { config: loadConfig(env, logger), lines };
 }
 
-const IDS = { EMAILJS_PUBLIC_KEY: "pk_SECRET_1", EMAILJS_SERVICE_ID: "svc_SECRET_2", EMAILJS_TEMPLATE_ID: "tpl_SECRET_3" };
+const IDS = {
+  EMAILJS_PUBLIC_KEY: "pk_SECRET_1",
+  EMAILJS_SERVICE_ID: "svc_SECRET_2",
+  EMAILJS_TEMPLATE_ID: "tpl_SECRET_3",
+};
 
 describe("defaults", () => {
   it("no variables at all: outbox mode and the documented defaults, announced once", () => {

@@ -31,10 +31,18 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
   expect(files).toHaveLength(2);
   expect(files.every((file) => file.endsWith(".json"))).toBe(true);
   const first = await readFile(path.join(dir, "mail", files[0]!), "utf8");
-  const entries = await Promise.all(files.map(async (file) => JSON.parse(await readFile(path.join(dir, "mail", file), "utf8"))));
+  const entries = await Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(path.join(dir, "mail", file), "utf8"))),
+  );
   expect(entries).toContainEqual({
     lib_version: "4.4.1",
-    template_params: { name: VALID.name, from_email: VALID.email, subject: VALID.subject, message: VALID.message, to_name: OWNER },
+    template_params: {
+      name: VALID.name,
+      from_email: VALID.email,
+      subject: VALID.subject,
+      message: VALID.message,
+      to_name: OWNER,
+    },
   });
   expect(entries.map((entry) => entry.template_params.subject).sort()).toEqual(["Engines", "Second"]);
   expect(first).not.toMatch(/user_id|service_id|template_id|accessToken/);

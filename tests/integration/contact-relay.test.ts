@@ -5,7 +5,15 @@ import { DEFAULT_RETRY, type RetryOptions } from "~/contact/emailjs.server";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
-import { FAST_RETRY, VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
+import {
+  FAST_RETRY,
+  VALID,
+  expectFailure,
+  expectRedirect,
+  formRequest,
+  relayEnv,
+  setupAction,
+} from "../support/contact";
 
 let fake: EmailJsFake;
 beforeAll(async () => {
@@ -15,19 +23,28 @@ afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
 describe("provider answers", () => {
-  it.each([400, 401, 403, 412, 422, 429])("a %i is final: 502, one attempt, the typed text kept", async (status) => {
-    fake.setMode({ kind: "status", status, body: "The Public Key is invalid" });
-    const { run, events } = setupAction(relayEnv(fake.url));
-    const failure = expectFailure(await run(formRequest(VALID)));
-    expect(failure.status).toBe(502);
-    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_rejected", fields: VALID });
-    expect(fake.requests).toHaveLength(1);
-    expect(events).toEqual([
-      { outcome: "accepted", transport: "relay" },
-      { outcome: "relayed", ok: false, upstreamStatus: status, attempts: 1, durationMs: expect.any(Number) },
-      { outcome: "refused", status: 502, reason: "upstream_rejected" },
-    ]);
-  });
+  it.each([400, 401, 403, 412, 422, 429])(
+    "a %i is final: 502, one attempt, the typed text kept",
+    async (status) => {
+      fake.setMode({ kind: "status", status, body: "The Public Key is invalid" });
+      const { run, events } = setupAction(relayEnv(fake.url));
+      const failure = expectFailure(await run(formRequest(VALID)));
+      expect(failure.status).toBe(502);
+      expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_rejected", fields: VALID });
+      expect(fake.requests).toHaveLength(1);
+      expect(events).toEqual([
+        { outcome: "accepted", transport: "relay" },
+        {
+          outcome: "relayed",
+          ok: false,
+          upstreamStatus: status,
+          attempts: 1,
+          durationMs: expect.any(Number),
+        },
+        { outcome: "refused", status: 502, reason: "upstream_rejected" },
+      ]);
+    },
+  );
 
   it("any 2xx is success", async () => {
     fake.setMode({ kind: "status", status: 202, body: "" });

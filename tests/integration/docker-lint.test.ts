@@ -13,20 +13,66 @@ describe("Dockerfile", () => {
   });
 
   it.each([
-    ["an unpinned base", (text: string) => text.replaceAll("node:24-bookworm-slim", "node:lts-slim"), /not node:<major>/],
-    ["an odd (non-LTS) major", (text: string) => text.replaceAll("node:24-", "node:25-"), /not a maintained LTS/],
+    [
+      "an unpinned base",
+      (text: string) => text.replaceAll("node:24-bookworm-slim", "node:lts-slim"),
+      /not node:<major>/,
+    ],
+    [
+      "an odd (non-LTS) major",
+      (text: string) => text.replaceAll("node:24-", "node:25-"),
+      /not a maintained LTS/,
+    ],
     ["running as root", (text: string) => text.replace(/^USER .*$/m, "USER root"), /non-root USER/],
     ["no USER", (text: string) => text.replace(/^USER .*$/m, ""), /non-root USER/],
-    ["no HEALTHCHECK", (text: string) => text.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, ""), /no HEALTHCHECK/],
-    ["a curl healthcheck", (text: string) => text.replace(/CMD \["node", "-e",[^\n]*/, 'CMD ["curl", "-f", "http://127.0.0.1:3000/healthz"]'), /does not run node/],
-    ["a secret in ENV", (text: string) => text.replace("ENV NODE_ENV=production", "ENV EMAILJS_PRIVATE_KEY=abc NODE_ENV=production"), /EMAILJS_PRIVATE_KEY looks like a secret/],
-    ["a secret ARG", (text: string) => text.replace("FROM base AS runtime", "FROM base AS runtime\nARG API_TOKEN"), /API_TOKEN looks like a secret/],
-    ["npm start as CMD", (text: string) => text.replace(/^CMD \[.*$/m, 'CMD ["npm", "start"]'), /does not run node directly/],
-    ["a shell-form CMD", (text: string) => text.replace(/^CMD \[.*$/m, "CMD node build/server/index.js"), /not in exec form/],
+    [
+      "no HEALTHCHECK",
+      (text: string) => text.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, ""),
+      /no HEALTHCHECK/,
+    ],
+    [
+      "a curl healthcheck",
+      (text: string) =>
+        text.replace(/CMD \["node", "-e",[^\n]*/, 'CMD ["curl", "-f", "http://127.0.0.1:3000/healthz"]'),
+      /does not run node/,
+    ],
+    [
+      "a secret in ENV",
+      (text: string) =>
+        text.replace("ENV NODE_ENV=production", "ENV EMAILJS_PRIVATE_KEY=abc NODE_ENV=production"),
+      /EMAILJS_PRIVATE_KEY looks like a secret/,
+    ],
+    [
+      "a secret ARG",
+      (text: string) => text.replace("FROM base AS runtime", "FROM base AS runtime\nARG API_TOKEN"),
+      /API_TOKEN looks like a secret/,
+    ],
+    [
+      "npm start as CMD",
+      (text: string) => text.replace(/^CMD \[.*$/m, 'CMD ["npm", "start"]'),
+      /does not run node directly/,
+    ],
+    [
+      "a shell-form CMD",
+      (text: string) => text.replace(/^CMD \[.*$/m, "CMD node build/server/index.js"),
+      /not in exec form/,
+    ],
     ["no init", (text: string) => text.replace(/^ENTRYPOINT .*$/m, ""), /no init/],
-    ["dev dependencies in the image", (text: string) => text.replace("--omit=dev ", ""), /production dependencies only/],
-    ["the whole context in the image", (text: string) => text.replace("COPY public ./public", "COPY . ."), /whole build context/],
-    ["NODE_ENV not production", (text: string) => text.replace("NODE_ENV=production", "NODE_ENV=development"), /NODE_ENV/],
+    [
+      "dev dependencies in the image",
+      (text: string) => text.replace("--omit=dev ", ""),
+      /production dependencies only/,
+    ],
+    [
+      "the whole context in the image",
+      (text: string) => text.replace("COPY public ./public", "COPY . ."),
+      /whole build context/,
+    ],
+    [
+      "NODE_ENV not production",
+      (text: string) => text.replace("NODE_ENV=production", "NODE_ENV=development"),
+      /NODE_ENV/,
+    ],
   ])("flags %s", (_, mutate, problem) => {
     const mutated = mutate(dockerfile);
     expect(mutated).not.toBe(dockerfile);
@@ -40,7 +86,9 @@ describe(".dockerignore", () => {
   });
 
   it("flags a missing rule", () => {
-    const patterns = readDockerignore().filter((pattern) => pattern !== "node_modules" && pattern !== ".env.*");
+    const patterns = readDockerignore().filter(
+      (pattern) => pattern !== "node_modules" && pattern !== ".env.*",
+    );
     expect(lintDockerignore(patterns)).toEqual([
       "node_modules/react/index.js would be sent to the build",
       ".env.production would be sent to the build",

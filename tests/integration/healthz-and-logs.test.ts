@@ -16,7 +16,9 @@ let fake: EmailJsFake;
 let relay: AppServer;
 beforeAll(async () => {
   fake = await startEmailJsFake();
-  relay = await startAppServer({ env: { ...relayEnv(fake.url), EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1000" } });
+  relay = await startAppServer({
+    env: { ...relayEnv(fake.url), EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1000" },
+  });
 }, 60_000);
 afterAll(async () => {
   await relay?.stop();
@@ -42,7 +44,9 @@ describe("/healthz", () => {
   });
 
   it("names the outbox mode when no EmailJS ids are set", async () => {
-    const outbox = await startAppServer({ env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) } });
+    const outbox = await startAppServer({
+      env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) },
+    });
     try {
       expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({ status: "ok", mail: "outbox" });
     } finally {
@@ -55,7 +59,11 @@ describe("logs", () => {
   /** Waits for the server's log to grow past `from` with `count` lines matching. */
   async function linesAfter(from: number, match: RegExp, count: number): Promise<string[]> {
     for (let tries = 0; ; tries++) {
-      const lines = relay.output().slice(from).split("\n").filter((line) => match.test(line));
+      const lines = relay
+        .output()
+        .slice(from)
+        .split("\n")
+        .filter((line) => match.test(line));
       if (lines.length >= count || tries > 50) return lines;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -88,7 +96,12 @@ describe("logs", () => {
     const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events).toEqual([
       expect.objectContaining({ outcome: "accepted", transport: "relay" }),
-      expect.objectContaining({ outcome: "relayed", ok: true, upstreamStatus: 200, durationMs: expect.any(Number) }),
+      expect.objectContaining({
+        outcome: "relayed",
+        ok: true,
+        upstreamStatus: 200,
+        durationMs: expect.any(Number),
+      }),
       expect.objectContaining({ outcome: "refused", status: 400, reason: "invalid_fields" }),
     ]);
     const logged = lines.join("\n");

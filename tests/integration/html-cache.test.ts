@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 
-const BROWSER = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36" };
+const BROWSER = {
+  "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36",
+};
 
 type Page = { status: number; html: string; nonce: string; encoding: string | null };
 
@@ -20,7 +22,12 @@ describe("rendered-page cache", () => {
   let app: AppServer;
   const get = async (path = "/", headers: Record<string, string> = {}): Promise<Page> => {
     const res = await fetch(`${app.url}${path}`, { headers: { ...BROWSER, ...headers } });
-    return { status: res.status, html: await res.text(), nonce: cspNonce(res), encoding: res.headers.get("Content-Encoding") };
+    return {
+      status: res.status,
+      html: await res.text(),
+      nonce: cspNonce(res),
+      encoding: res.headers.get("Content-Encoding"),
+    };
   };
   /** The markup with this response's nonce taken out. */
   const markup = (page: Page) => page.html.split(page.nonce).join("NONCE");

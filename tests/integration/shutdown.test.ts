@@ -52,7 +52,10 @@ describe("SIGTERM", () => {
 
     const started = performance.now();
     const exit = app.stop();
-    await until(async () => (await probe(app.url)) === "ECONNREFUSED", "the server to refuse new connections");
+    await until(
+      async () => (await probe(app.url)) === "ECONNREFUSED",
+      "the server to refuse new connections",
+    );
     expect(settled, "the submission is still in flight when new connections are refused").toBe(false);
 
     const response = await submission;

@@ -29,7 +29,13 @@ export async function startAppServer({
   let log = "";
   const child = spawn(node, [SERVE_BIN, SERVER_BUILD], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", ...env, PORT: String(chosenPort) },
+    env: {
+      PATH: process.env.PATH ?? "",
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      ...env,
+      PORT: String(chosenPort),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk) => (log += chunk));

@@ -40,4 +40,5 @@ export async function expectFields(page: Page, values: Message | null) {
   }
 }
 
-export const sendButton = (page: Page) => page.locator("#contact form").getByRole("button", { name: /^(Send Message|Sending\.\.\.)$/ });
+export const sendButton = (page: Page) =>
+  page.locator("#contact form").getByRole("button", { name: /^(Send Message|Sending\.\.\.)$/ });

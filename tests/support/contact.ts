@@ -19,7 +19,8 @@ export const VALID = {
 export const FAST_RETRY: RetryOptions = { attemptTimeoutMs: 300, initialBackoffMs: 20, deadlineMs: 1_000 };
 
 export const BROWSER_HEADERS = {
-  "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  "User-Agent":
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   "Accept-Language": "en-GB,en;q=0.9",
 };
 
@@ -78,7 +79,9 @@ export function expectFailure(result: unknown): { status: number; data: ContactF
   // What Remix's data() returns (a DataWithResponseInit), checked by shape.
   const answer = result as { type?: string; data: unknown; init: ResponseInit | null };
   if (result instanceof Response || answer?.type !== "DataWithResponseInit") {
-    throw new Error(`expected a failure answer, got ${result instanceof Response ? `Response ${result.status}` : String(result)}`);
+    throw new Error(
+      `expected a failure answer, got ${result instanceof Response ? `Response ${result.status}` : String(result)}`,
+    );
   }
   const init = answer.init ?? {};
   return { status: init.status ?? 200, data: answer.data as ContactFailure };

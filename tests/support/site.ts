@@ -16,7 +16,8 @@ export const SECTION_STOP_PX = 72;
 export async function watchProblems(page: Page) {
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`${message.type()}: ${message.text()}`);
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`${message.type()}: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   await page.addInitScript(() => {
@@ -45,7 +46,10 @@ export async function waitForHydration(page: Page) {
 
 /** The top of a section relative to the viewport, in px. */
 export function sectionTop(page: Page, id: string) {
-  return page.evaluate((sectionId) => Math.round(document.getElementById(sectionId)!.getBoundingClientRect().top), id);
+  return page.evaluate(
+    (sectionId) => Math.round(document.getElementById(sectionId)!.getBoundingClientRect().top),
+    id,
+  );
 }
 
 /** Whether the window is scrolled to the very bottom (a short last section cannot reach the top). */

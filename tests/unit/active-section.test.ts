@@ -23,7 +23,12 @@ describe("pickActiveSection", () => {
   });
 
   it("picks the first section even before it reaches the line", () => {
-    expect(pickActiveSection([{ id: "home", top: 400 }, { id: "about", top: 900 }])).toBe("home");
+    expect(
+      pickActiveSection([
+        { id: "home", top: 400 },
+        { id: "about", top: 900 },
+      ]),
+    ).toBe("home");
   });
 
   it("switches exactly when a section's top crosses 100 px", () => {

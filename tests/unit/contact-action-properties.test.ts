@@ -22,7 +22,14 @@ const hostileString = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.stringMatching(/^[\s\r\n\t\u0000-\u001f\u007f\u2028\u2029\u200b\ufeff]{0,10}$/),
-  fc.constantFrom(...Object.values(VALID), " ada@example.com ", "a@b.co\r\nBcc: x@evil.test", "\u202Eevil", "%0d%0a", "=?utf-8?q?x?="),
+  fc.constantFrom(
+    ...Object.values(VALID),
+    " ada@example.com ",
+    "a@b.co\r\nBcc: x@evil.test",
+    "\u202Eevil",
+    "%0d%0a",
+    "=?utf-8?q?x?=",
+  ),
   fc.integer({ min: 90, max: 5100 }).map((n) => "x".repeat(n)),
   fc.tuple(fc.constantFrom(...Object.values(VALID)), fc.string({ maxLength: 5 })).map(([a, b]) => a + b),
 );
@@ -32,7 +39,9 @@ const plausible = {
   name: fc.string({ unit: "grapheme", minLength: 1, maxLength: 100 }),
   email: fc.oneof(fc.constantFrom(VALID.email, "x.y+z@sub.example.org"), fc.emailAddress()),
   subject: fc.string({ unit: "grapheme", minLength: 1, maxLength: 200 }),
-  message: fc.array(fc.string({ unit: "grapheme", minLength: 1 }), { minLength: 1, maxLength: 5 }).map((lines) => lines.join("\r\n")),
+  message: fc
+    .array(fc.string({ unit: "grapheme", minLength: 1 }), { minLength: 1, maxLength: 5 })
+    .map((lines) => lines.join("\r\n")),
 };
 
 // A field may be plausible, hostile, missing, duplicated, or a file.
@@ -112,7 +121,9 @@ describe("the action under arbitrary input", () => {
         const sent = fake.requests.slice(before);
         // multipart/form-data line breaks in values are CRLF-normalised by the
         // encoder; the schema normalises them back, so validity is unchanged.
-        const raw = Object.fromEntries(CONTACT_FIELDS.map((field) => [field, rawValue(input.fields[field], input.multipart)]));
+        const raw = Object.fromEntries(
+          CONTACT_FIELDS.map((field) => [field, rawValue(input.fields[field], input.multipart)]),
+        );
         const valid = validateContact(raw).ok;
         const bot = typeof input.honeypot === "string" && input.honeypot.trim() !== "";
 
@@ -151,7 +162,16 @@ describe("the action under arbitrary input", () => {
     // Log lines carry outcomes and statuses, never what was typed.
     for (const event of events) {
       for (const key of Object.keys(event)) {
-        expect(["outcome", "transport", "reason", "status", "ok", "upstreamStatus", "attempts", "durationMs"]).toContain(key);
+        expect([
+          "outcome",
+          "transport",
+          "reason",
+          "status",
+          "ok",
+          "upstreamStatus",
+          "attempts",
+          "durationMs",
+        ]).toContain(key);
       }
     }
   }, 60_000);

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { clientKey, SHARED_CLIENT_KEY } from "~/contact/client-ip.server";
 
 describe("clientKey (TRUST_PROXY)", () => {
-  const request = (xff?: string) => new Request("http://x/", { headers: xff === undefined ? {} : { "X-Forwarded-For": xff } });
+  const request = (xff?: string) =>
+    new Request("http://x/", { headers: xff === undefined ? {} : { "X-Forwarded-For": xff } });
 
   it.each([
     [0, "203.0.113.7", SHARED_CLIENT_KEY],

@@ -8,7 +8,9 @@ const VALID = { name: "Zoë Ångström", email: "zoe@example.org", subject: "Hi"
 
 describe("validateContact", () => {
   it("accepts a valid message and returns it trimmed", () => {
-    expect(validateContact({ name: " 李小龙 ", email: " a@b.co ", subject: "\tHi ", message: "\n Hello \n" })).toEqual({
+    expect(
+      validateContact({ name: " 李小龙 ", email: " a@b.co ", subject: "\tHi ", message: "\n Hello \n" }),
+    ).toEqual({
       ok: true,
       message: { name: "李小龙", email: "a@b.co", subject: "Hi", message: "Hello" },
     });
@@ -21,15 +23,18 @@ describe("validateContact", () => {
     if (result.ok) expect(result.message.message).toBe("a\n".repeat(2000).concat("b".repeat(1000)));
   });
 
-  it.each(CONTACT_FIELDS.filter((field) => field !== "email"))("%s: exactly at the bound passes, one more fails", (field) => {
-    const bound = FIELD_BOUNDS[field];
-    expect(validateContact({ ...VALID, [field]: "x".repeat(bound) }).ok).toBe(true);
-    const capitalised = field[0]!.toUpperCase() + field.slice(1);
-    expect(validateContact({ ...VALID, [field]: "x".repeat(bound + 1) })).toEqual({
-      ok: false,
-      fieldErrors: { [field]: `${capitalised} must be at most ${bound} characters.` },
-    });
-  });
+  it.each(CONTACT_FIELDS.filter((field) => field !== "email"))(
+    "%s: exactly at the bound passes, one more fails",
+    (field) => {
+      const bound = FIELD_BOUNDS[field];
+      expect(validateContact({ ...VALID, [field]: "x".repeat(bound) }).ok).toBe(true);
+      const capitalised = field[0]!.toUpperCase() + field.slice(1);
+      expect(validateContact({ ...VALID, [field]: "x".repeat(bound + 1) })).toEqual({
+        ok: false,
+        fieldErrors: { [field]: `${capitalised} must be at most ${bound} characters.` },
+      });
+    },
+  );
 
   it("email: 254 characters pass, 255 fail", () => {
     const local = "a".repeat(64);
@@ -42,19 +47,27 @@ describe("validateContact", () => {
     });
   });
 
-  it.each(["plainaddress", "a@b", "@example.com", "a b@example.com", "a@example..com", "a@exa mple.com", "a@b.co\r\nBcc: c@d.co"])(
-    "refuses the address %j",
+  it.each([
+    "plainaddress",
+    "a@b",
+    "@example.com",
+    "a b@example.com",
+    "a@example..com",
+    "a@exa mple.com",
+    "a@b.co\r\nBcc: c@d.co",
+  ])("refuses the address %j", (email) => {
+    expect(validateContact({ ...VALID, email })).toEqual({
+      ok: false,
+      fieldErrors: { email: "Please enter a valid email address." },
+    });
+  });
+
+  it.each(["first.last+tag@example.co.uk", "o'brien@example.ie", "x@sub.domain.example"])(
+    "accepts the address %j",
     (email) => {
-      expect(validateContact({ ...VALID, email })).toEqual({
-        ok: false,
-        fieldErrors: { email: "Please enter a valid email address." },
-      });
+      expect(validateContact({ ...VALID, email }).ok).toBe(true);
     },
   );
-
-  it.each(["first.last+tag@example.co.uk", "o'brien@example.ie", "x@sub.domain.example"])("accepts the address %j", (email) => {
-    expect(validateContact({ ...VALID, email }).ok).toBe(true);
-  });
 
   it("one message per field, the first problem only, for every kind of missing", () => {
     expect(validateContact({ name: undefined, email: 42, subject: ["a", "b"], message: null })).toEqual({
@@ -72,7 +85,10 @@ describe("validateContact", () => {
     expect(validateContact({ ...VALID, message: "line 1\nline 2\ttabbed" }).ok).toBe(true);
     expect(validateContact({ ...VALID, name: "a\nb", subject: "a\u0000b" })).toEqual({
       ok: false,
-      fieldErrors: { name: "Name must be a single line of text.", subject: "Subject must be a single line of text." },
+      fieldErrors: {
+        name: "Name must be a single line of text.",
+        subject: "Subject must be a single line of text.",
+      },
     });
   });
 });

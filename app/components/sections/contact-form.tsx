@@ -56,7 +56,9 @@ export function ContactForm({ flash }: { flash: "sent" | null }) {
       console.error(`Contact form: message not sent (status ${failure.status}, ${failure.reason})`);
       setFieldErrors(failure.fieldErrors ?? {});
     } else {
-      for (const element of formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea") ?? []) {
+      for (const element of formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+        "input, textarea",
+      ) ?? []) {
         element.value = "";
       }
       setFieldErrors({});
@@ -108,7 +110,8 @@ export function ContactForm({ flash }: { flash: "sent" | null }) {
         action="/?index#contact"
         onSubmit={onSubmit}
         onFocus={() => {
-          if (!validate.current) void loadSchema().then((schema) => (validate.current = schema.validateContact));
+          if (!validate.current)
+            void loadSchema().then((schema) => (validate.current = schema.validateContact));
         }}
         onInput={(event) => clearError((event.target as HTMLInputElement).name)}
         className="space-y-5"

@@ -15,18 +15,37 @@ export function Contact({
   form: ReactNode;
 }) {
   const items = [
-    { label: "Email", value: contact.email, href: `mailto:${contact.email}`, Icon: MailIcon, external: false },
-    { label: "Phone", value: contact.phone, href: `tel:${contact.phone.replace(/[^\d+]/g, "")}`, Icon: PhoneIcon, external: false },
-    { label: "LinkedIn", value: displayUrl(contact.linkedinUrl), href: contact.linkedinUrl, Icon: LinkedinIcon, external: true },
-    { label: "GitHub", value: displayUrl(contact.githubUrl), href: contact.githubUrl, Icon: GithubIcon, external: true },
+    {
+      label: "Email",
+      value: contact.email,
+      href: `mailto:${contact.email}`,
+      Icon: MailIcon,
+      external: false,
+    },
+    {
+      label: "Phone",
+      value: contact.phone,
+      href: `tel:${contact.phone.replace(/[^\d+]/g, "")}`,
+      Icon: PhoneIcon,
+      external: false,
+    },
+    {
+      label: "LinkedIn",
+      value: displayUrl(contact.linkedinUrl),
+      href: contact.linkedinUrl,
+      Icon: LinkedinIcon,
+      external: true,
+    },
+    {
+      label: "GitHub",
+      value: displayUrl(contact.githubUrl),
+      href: contact.githubUrl,
+      Icon: GithubIcon,
+      external: true,
+    },
   ];
   return (
-    <Section
-      id="contact"
-      eyebrow="Contact"
-      {...copy}
-      className="bg-muted/40"
-    >
+    <Section id="contact" eyebrow="Contact" {...copy} className="bg-muted/40">
       <div className="grid grid-cols-1 gap-8 lg:grid-cols-5">
         <ul className="space-y-3 lg:col-span-2">
           {items.map(({ label, value, href, Icon, external }) => (

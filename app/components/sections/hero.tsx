@@ -7,10 +7,19 @@ export function Hero({ site }: { site: SiteContent }) {
   const socials = [
     { label: "GitHub profile", href: site.contact.githubUrl, Icon: GithubIcon, external: true },
     { label: "LinkedIn profile", href: site.contact.linkedinUrl, Icon: LinkedinIcon, external: true },
-    { label: `Email ${site.contact.email}`, href: `mailto:${site.contact.email}`, Icon: MailIcon, external: false },
+    {
+      label: `Email ${site.contact.email}`,
+      href: `mailto:${site.contact.email}`,
+      Icon: MailIcon,
+      external: false,
+    },
   ];
   return (
-    <section id="home" aria-labelledby="home-heading" className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16">
+    <section
+      id="home"
+      aria-labelledby="home-heading"
+      className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16"
+    >
       <div
         aria-hidden="true"
         className="pointer-events-none absolute inset-x-0 top-0 -z-10 h-[36rem] bg-[radial-gradient(ellipse_at_top,hsl(var(--primary)/0.16),transparent_65%)]"
@@ -36,7 +45,13 @@ export function Hero({ site }: { site: SiteContent }) {
               {socials.map(({ label, href, Icon, external }) => (
                 <li key={label}>
                   <Tooltip content={label}>
-                    <ButtonLink href={href} variant="ghost" size="icon" external={external} aria-label={label}>
+                    <ButtonLink
+                      href={href}
+                      variant="ghost"
+                      size="icon"
+                      external={external}
+                      aria-label={label}
+                    >
                       <Icon />
                     </ButtonLink>
                   </Tooltip>

@@ -15,12 +15,7 @@ export function Projects({
   copy: SectionCopy;
 }) {
   return (
-    <Section
-      id="projects"
-      eyebrow="Projects"
-      {...copy}
-      className="bg-muted/40"
-    >
+    <Section id="projects" eyebrow="Projects" {...copy} className="bg-muted/40">
       <ul className="grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3">
         {projects.map((project) => (
           <li key={project.title} className="md:last:odd:col-span-2 lg:last:odd:col-span-1">
@@ -45,7 +40,12 @@ export function Projects({
                   <GithubIcon /> GitHub
                 </ButtonLink>
                 {project.demoUrl ? (
-                  <ButtonLink href={project.demoUrl} external size="sm" aria-label={`${project.title} live demo`}>
+                  <ButtonLink
+                    href={project.demoUrl}
+                    external
+                    size="sm"
+                    aria-label={`${project.title} live demo`}
+                  >
                     <ExternalLinkIcon /> Live Demo
                   </ButtonLink>
                 ) : null}

@@ -13,11 +13,7 @@ const icons: Record<ServiceIcon, typeof BrainIcon> = {
 
 export function Services({ services, copy }: { services: readonly Service[]; copy: SectionCopy }) {
   return (
-    <Section
-      id="services"
-      eyebrow="Services"
-      {...copy}
-    >
+    <Section id="services" eyebrow="Services" {...copy}>
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {services.map((service) => {
           const Icon = icons[service.icon];

@@ -11,7 +11,10 @@ import { cn } from "~/lib/cn";
 function spanClass(index: number, count: number) {
   const lastRowStart = count - (count % 3 || 3);
   const lastRowSize = count - lastRowStart;
-  const large = index < lastRowStart ? "lg:col-span-2" : ["lg:col-span-6", "lg:col-span-3", "lg:col-span-2"][lastRowSize - 1];
+  const large =
+    index < lastRowStart
+      ? "lg:col-span-2"
+      : ["lg:col-span-6", "lg:col-span-3", "lg:col-span-2"][lastRowSize - 1];
   const small = count % 2 === 1 && index === count - 1 ? "sm:col-span-2" : undefined;
   return cn(large, small);
 }

@@ -12,7 +12,9 @@ const sizes = {
 /** The tinted square that holds a section icon. */
 export function IconTile({ children, size = "md" }: { children: ReactNode; size?: keyof typeof sizes }) {
   return (
-    <span className={cn("grid shrink-0 place-items-center rounded-md bg-primary/10 text-primary", sizes[size])}>
+    <span
+      className={cn("grid shrink-0 place-items-center rounded-md bg-primary/10 text-primary", sizes[size])}
+    >
       {children}
     </span>
   );

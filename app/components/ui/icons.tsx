@@ -34,7 +34,9 @@ export const MoonIcon = icon(<path d="M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9Z" />);
 export const MenuIcon = icon(<path d="M4 6h16M4 12h16M4 18h16" />);
 export const CloseIcon = icon(<path d="M18 6 6 18M6 6l12 12" />);
 export const ArrowRightIcon = icon(<path d="M5 12h14m-7-7 7 7-7 7" />);
-export const ExternalLinkIcon = icon(<path d="M15 3h6v6M10 14 21 3M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" />);
+export const ExternalLinkIcon = icon(
+  <path d="M15 3h6v6M10 14 21 3M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" />,
+);
 export const DownloadIcon = icon(<path d="M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3" />);
 export const FileTextIcon = icon(
   <>

@@ -13,13 +13,19 @@ export type ToastItem = {
  * Provider, toasts and viewport in one: a page that shows toasts only after
  * an action can load this module lazily and keep Radix out of its first load.
  */
-export default function Toaster({ toasts, onDismiss }: { toasts: ToastItem[]; onDismiss: (id: number) => void }) {
+export default function Toaster({
+  toasts,
+  onDismiss,
+}: {
+  toasts: ToastItem[];
+  onDismiss: (id: number) => void;
+}) {
   return (
     <ToastPrimitive.Provider>
       {toasts.map(({ id, ...toast }) => (
         <Toast key={id} open onOpenChange={(open) => !open && onDismiss(id)} {...toast} />
       ))}
-      <ToastPrimitive.Viewport className="fixed bottom-0 right-0 z-[100] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />
+      <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[100] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />
     </ToastPrimitive.Provider>
   );
 }
@@ -35,7 +41,7 @@ function Toast({ variant = "default", title, description, open, onOpenChange }: 
       type={variant === "destructive" ? "foreground" : "background"}
       className={cn(
         "relative flex w-full items-start justify-between gap-4 rounded-lg border p-4 pr-8 shadow-lg",
-        "data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)]",
+        "data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)]",
         variant === "destructive"
           ? "border-destructive bg-destructive text-destructive-foreground"
           : "border-border bg-card text-card-foreground",
@@ -47,7 +53,7 @@ function Toast({ variant = "default", title, description, open, onOpenChange }: 
       </div>
       <ToastPrimitive.Close
         aria-label="Close"
-        className="absolute right-2 top-2 rounded-md p-1 opacity-70 transition-opacity hover:opacity-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        className="absolute top-2 right-2 rounded-md p-1 opacity-70 transition-opacity hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
       >
         <CloseIcon className="size-4" />
       </ToastPrimitive.Close>

@@ -84,7 +84,10 @@ export function TooltipProvider({
   delayDuration?: number;
   skipDelayDuration?: number;
 }) {
-  const delays = useMemo(() => createDelays(delayDuration, skipDelayDuration), [delayDuration, skipDelayDuration]);
+  const delays = useMemo(
+    () => createDelays(delayDuration, skipDelayDuration),
+    [delayDuration, skipDelayDuration],
+  );
   return <DelaysContext.Provider value={delays}>{children}</DelaysContext.Provider>;
 }
 
