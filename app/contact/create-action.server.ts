@@ -95,7 +95,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
       return succeed();
     }
 
-    const refusal = await guards(request, validation.message);
+    const refusal = await guards.check(request, validation.message);
     if (refusal) return fail(refusal.status, refusal.reason, fields);
 
     const { name, email, subject, message } = validation.message;

@@ -31,7 +31,12 @@ export function honeypotFilled(form: FormData): boolean {
   return form.getAll(HONEYPOT_FIELD).some((value) => typeof value !== "string" || value.trim() !== "");
 }
 
-export type Guards = (request: Request, message: ContactMessage) => Promise<GuardRefusal | null>;
+export type Guards = {
+  /** The first refusal that applies, or null; an allowed message uses one unit of its client's quota. */
+  check(request: Request, message: ContactMessage): Promise<GuardRefusal | null>;
+  /** Gives the unit back: a failure that was not the visitor's doing must not use up their quota. */
+  refund(request: Request): Promise<void>;
+};
 
 export function createGuards(config: AppConfig): Guards {
   const limiter = new RateLimiterMemory({
@@ -39,7 +44,7 @@ export function createGuards(config: AppConfig): Guards {
     duration: config.rateLimit.windowSeconds,
   });
 
-  return async (request, message) => {
+  const check: Guards["check"] = async (request, message) => {
     if (config.blocklist.has(message.email.toLowerCase())) {
       return { status: 403, reason: "blocklisted" };
     }
@@ -55,4 +60,10 @@ export function createGuards(config: AppConfig): Guards {
     }
     return null;
   };
+
+  const refund: Guards["refund"] = async (request) => {
+    await limiter.reward(clientKey(request, config.trustProxyHops));
+  };
+
+  return { check, refund };
 }
