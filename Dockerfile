@@ -31,7 +31,7 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --no-audit --no-fund \
  && mkdir outbox && chown node:node outbox
 COPY --from=build /app/build ./build
-# Unhashed files (favicon, robots.txt): remix-serve serves them from here with a short cache.
+# Unhashed files (favicon, robots.txt): the server serves them from here with a short cache.
 COPY public ./public
 # The app's files stay root-owned; it can write only to the outbox (a volume).
 USER node
@@ -41,4 +41,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # node runs directly (not through npm) so it gets SIGTERM; the same server as `npm start`.
-CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/server/index.js"]
+CMD ["node", "build/server.js"]

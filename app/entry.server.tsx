@@ -5,27 +5,28 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { installShutdownBound } from "~/lib/graceful-shutdown.server";
 import { htmlCache } from "~/lib/html-cache.server";
 import { NonceProvider } from "~/lib/nonce";
 import { applyPageCaching } from "~/lib/page-cache.server";
-import { applySecurityHeaders } from "~/lib/security-headers.server";
+import { config } from "~/config.server";
+import { contentSecurityPolicy } from "~/lib/security-headers.server";
 
 const ABORT_DELAY = 5_000;
 
-// Only under the production server: elsewhere nothing would close the server
-// on SIGTERM, and the handler would just delay the exit.
-if (process.env.NODE_ENV === "production") installShutdownBound();
+/** What the production server (server/index.ts) takes from the configuration the app read. */
+export type ServerOptions = Pick<typeof config, "port" | "trustProxyHops">;
+export const serverOptions: ServerOptions = { port: config.port, trustProxyHops: config.trustProxyHops };
 
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  _loadContext: AppLoadContext,
+  loadContext: AppLoadContext,
 ) {
-  const nonce = randomBytes(16).toString("base64");
-  applySecurityHeaders(responseHeaders, nonce);
+  // The server makes the nonce; under the Vite dev server there is none yet.
+  const nonce = loadContext.cspNonce ?? randomBytes(16).toString("base64");
+  responseHeaders.set("Content-Security-Policy", contentSecurityPolicy(nonce));
   applyPageCaching(responseHeaders);
   // Same URL and loader data, same page: it is rendered once and served again
   // with this response's nonce (html-cache.server.ts).
@@ -73,7 +74,6 @@ export default function handleRequest(
 }
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
-  applySecurityHeaders(response.headers);
   applyPageCaching(response.headers);
   return response;
 };

@@ -17,7 +17,7 @@ const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C
                         [--wait-idle LOAD[:MAXSEC]]
 
 Builds when the build is missing or older than the sources (--build: always),
-starts the production server (remix-serve, as npm start) with the EmailJS
+starts the production server (build/server.js, as npm start) with the EmailJS
 fake as its provider, and a minimal static server with the same HTML, all on
 127.0.0.1. Then measures, one after the other:
   weight      first load of / in Chromium, cold cache: requests, wire and
@@ -98,10 +98,11 @@ function newestMtime(dir) {
 }
 
 function ensureBuild(force) {
-  const server = path.join(ROOT, "build/server/index.js");
+  const server = path.join(ROOT, "build/server.js");
   const built = statSync(server, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const sources = Math.max(
     newestMtime(path.join(ROOT, "app")),
+    newestMtime(path.join(ROOT, "server")),
     newestMtime(path.join(ROOT, "public")),
     ...["vite.config.ts", "remix.config.js", "tailwind.config.ts", "package-lock.json"].map(
       (f) => statSync(path.join(ROOT, f), { throwIfNoEntry: false })?.mtimeMs ?? 0,
@@ -284,7 +285,7 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      // The floor any request through remix-serve pays: a resource route with no work.
+      // The floor any request through the server pays: a resource route with no work.
       const healthz = await sequentialLatency(seconds, async () => {
         const res = await fetch(`${app.url}/healthz`, { headers: BROWSER_HEADERS });
         await res.arrayBuffer();

@@ -33,6 +33,7 @@ export const OUTCOME_TEXT = {
 export type ContactFailureReason =
   | "payload_too_large"
   | "unsupported_media_type"
+  | "cross_site"
   | "invalid_fields"
   | "blocklisted"
   | "rate_limited"

@@ -65,7 +65,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     );
   }
 
-  return async function contactAction({ request }: ActionFunctionArgs) {
+  return async function contactAction({ request, context }: ActionFunctionArgs) {
     const post = await readFormPost(request, BODY_LIMIT_BYTES);
     if (!post.ok) {
       return fail(
@@ -85,6 +85,9 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
       const firstText = values.find((value) => typeof value === "string");
       fields[field] = typeof firstText === "string" ? firstText : "";
     }
+
+    // A form on another site may not send mail in a visitor's name (server/request-checks.ts).
+    if (context.crossSite) return fail(403, "cross_site", fields);
 
     const validation = validateContact(raw);
     if (!validation.ok) return fail(400, "invalid_fields", fields, validation.fieldErrors);

@@ -34,9 +34,26 @@ async function readLimited(
     if (done) return Buffer.concat(chunks);
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      await discardRest(reader, size, limit * DISCARD_FACTOR);
       return null;
     }
     chunks.push(value);
   }
+}
+
+/**
+ * How much of an oversized body is read and thrown away, as a multiple of the
+ * limit. Cancelling at once would reset the connection before the 413 is
+ * read (a chunked body has no Content-Length to refuse it by); past this the
+ * sender is hostile and the connection is cut.
+ */
+const DISCARD_FACTOR = 16;
+
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, size: number, cap: number) {
+  for (let read = size; read <= cap;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+  }
+  await reader.cancel();
 }

@@ -1,4 +1,7 @@
-/** Security headers shared by every response the app makes. */
+/**
+ * The security headers. server/security-headers.ts puts them on every
+ * response; app/entry.server.tsx gives each page its own nonce policy.
+ */
 
 /** The policy of an HTML page: scripts run only with this response's nonce. */
 export function contentSecurityPolicy(nonce: string) {
@@ -19,25 +22,24 @@ export function contentSecurityPolicy(nonce: string) {
 }
 
 /**
- * Data, JSON and redirects are never rendered as pages; should one be opened
- * in a tab anyway, it may load nothing and cannot be framed.
+ * Data, JSON, redirects and files are never rendered as pages; should one be
+ * opened in a tab anyway, it may load nothing and cannot be framed.
  */
 export const NON_DOCUMENT_CSP =
   "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
+/** The same for every response, whatever it is. */
+export const STATIC_SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+  "Cross-Origin-Opener-Policy": "same-origin",
+} as const;
+
 /** Sets the headers; a document passes its nonce, anything else gets the locked-down policy. */
 export function applySecurityHeaders(headers: Headers, nonce?: string) {
   headers.set("Content-Security-Policy", nonce ? contentSecurityPolicy(nonce) : NON_DOCUMENT_CSP);
-  headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
-  headers.set(
-    "Permissions-Policy",
-    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
-  );
-  headers.set("Cross-Origin-Opener-Policy", "same-origin");
-  if (process.env.NODE_ENV === "production") {
-    headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-  }
+  for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) headers.set(name, value);
   return headers;
 }
 

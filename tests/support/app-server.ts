@@ -4,8 +4,7 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "./free-port";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SERVE_BIN = `${ROOT}node_modules/@remix-run/serve/dist/cli.js`;
-const SERVER_BUILD = `${ROOT}build/server/index.js`;
+const SERVER = `${ROOT}build/server.js`;
 
 export type AppServer = {
   url: string;
@@ -16,7 +15,7 @@ export type AppServer = {
 };
 
 /**
- * Starts the production build under remix-serve, exactly as `npm start` does,
+ * Starts the production server on the build, exactly as `npm start` does,
  * with the given environment, and resolves once /healthz answers.
  */
 export async function startAppServer({
@@ -24,10 +23,10 @@ export async function startAppServer({
   port,
   node = process.execPath,
 }: { env?: Record<string, string>; port?: number; node?: string } = {}): Promise<AppServer> {
-  if (!existsSync(SERVER_BUILD)) throw new Error("No production build: run `npm run build` first.");
+  if (!existsSync(SERVER)) throw new Error("No production build: run `npm run build` first.");
   const chosenPort = port ?? (await freePort());
   let log = "";
-  const child = spawn(node, [SERVE_BIN, SERVER_BUILD], {
+  const child = spawn(node, [SERVER], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",

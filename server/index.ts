@@ -1,0 +1,62 @@
+// The production server: `npm start` and the Docker image run this file,
+// bundled to build/server.js. docs/decisions explains why it is our own
+// rather than remix-serve; it keeps remix-serve's pieces and static rules.
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import { installGlobals, type ServerBuild } from "@remix-run/node";
+import compression from "compression";
+import express, { type ErrorRequestHandler } from "express";
+import morgan from "morgan";
+import type { ServerOptions } from "../app/entry.server";
+import { logRefusal } from "./log";
+import { requestChecks } from "./request-checks";
+import { securityHeaders } from "./security-headers";
+import { drainOnSignal } from "./shutdown";
+
+installGlobals({ nativeFetch: true });
+
+const buildDir = path.dirname(fileURLToPath(import.meta.url));
+const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
+// The app reads and checks the environment once; the server asks it for what it needs.
+const { port, trustProxyHops } = (build.entry.module as unknown as { serverOptions: ServerOptions })
+  .serverOptions;
+
+const app = express();
+app.disable("x-powered-by");
+// Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
+app.set("trust proxy", trustProxyHops);
+app.use(securityHeaders);
+app.use(requestChecks(build, trustProxyHops));
+app.use(compression());
+// Hashed build files for a year; public/ (favicon, robots.txt) for an hour.
+app.use(build.publicPath, express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y" }));
+app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h" }));
+app.use(morgan("tiny"));
+app.all(
+  "*",
+  createRequestHandler({
+    build,
+    mode: process.env.NODE_ENV,
+    getLoadContext: (_req, res) => ({
+      cspNonce: res.locals.cspNonce,
+      crossSite: res.locals.crossSite === true,
+    }),
+  }),
+);
+const onError: ErrorRequestHandler = (error, req, res, _next) => {
+  // A body the client cut short is the client's doing; anything else is ours.
+  if ((error as { type?: string }).type === "request.aborted" || req.destroyed) {
+    logRefusal(400, "aborted", req);
+  } else {
+    console.error(error);
+  }
+  if (res.headersSent) res.destroy();
+  else res.status(500).type("text/plain").send("Internal server error.");
+};
+app.use(onError);
+
+const host = process.env.HOST;
+const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
+const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
+drainOnSignal(server);

@@ -1,0 +1,93 @@
+import type { ServerBuild } from "@remix-run/node";
+import type { Request as ExpressRequest, RequestHandler } from "express";
+import { logRefusal } from "./log";
+
+const ALWAYS_ALLOWED = ["GET", "HEAD"];
+
+/**
+ * What Remix cannot be trusted to refuse cleanly, refused before it runs,
+ * each with a 4xx and one log line:
+ * - a URL or Host that does not parse (Remix would throw: 500) → 400;
+ * - a method the path does not take (Remix would run an action for PUT,
+ *   and cannot even build a Request for TRACE) → 405 with Allow.
+ * For posts it also decides whether they came from another site. Remix's own
+ * check throws (500, the typed text lost) on a mismatch and on a Host with an
+ * explicit default port, so the Origin is judged here, handed to the actions
+ * as `crossSite` in the load context, and removed before Remix sees it.
+ */
+export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
+  const postPaths = actionPaths(build);
+  return (req, res, next) => {
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(
+        new URL(req.originalUrl, `http://${req.get("host") ?? "localhost"}`).pathname,
+      );
+    } catch {
+      logRefusal(400, "malformed_url", req);
+      res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
+      return;
+    }
+    const allowed = postPaths.has(routePath(pathname)) ? [...ALWAYS_ALLOWED, "POST"] : ALWAYS_ALLOWED;
+    if (!allowed.includes(req.method)) {
+      logRefusal(405, "method_not_allowed", req);
+      res
+        .status(405)
+        .set("Allow", allowed.join(", "))
+        .type("text/plain")
+        .send(`Method ${req.method} not allowed.`);
+      return;
+    }
+    if (req.method === "POST") {
+      res.locals.crossSite = isCrossSite(req, trustProxyHops);
+      delete req.headers.origin;
+    }
+    next();
+  };
+}
+
+/** The page a path addresses: single fetch posts "/about" to "/about.data", and "/" to "/_root.data". */
+function routePath(pathname: string) {
+  if (pathname === "/_root.data") return "/";
+  return pathname.replace(/\.data$/, "").replace(/(.)\/$/, "$1");
+}
+
+/** Paths whose route has an action (our routes have no dynamic segments). */
+function actionPaths(build: ServerBuild): Set<string> {
+  const paths = new Set<string>();
+  for (const route of Object.values(build.routes)) {
+    if (!route.module.action) continue;
+    const segments: string[] = [];
+    for (
+      let at: typeof route | undefined = route;
+      at;
+      at = at.parentId ? build.routes[at.parentId] : undefined
+    ) {
+      if (at.path) segments.unshift(at.path);
+    }
+    paths.add(`/${segments.join("/")}`);
+  }
+  return paths;
+}
+
+/**
+ * A post whose Origin names another host than the one it was sent to. No
+ * Origin (scripts, old browsers) passes: the guards still apply. "null", a
+ * malformed or a repeated Origin counts as another site.
+ */
+function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
+  const origin = req.get("origin");
+  if (origin === undefined) return false;
+  let source: URL;
+  try {
+    source = new URL(origin);
+  } catch {
+    return true;
+  }
+  // Browsers send the serialized origin; anything else is not a browser's.
+  if (source.origin !== origin) return true;
+  const forwarded = trustProxyHops > 0 ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
+  const target = (forwarded || req.get("host") || "").toLowerCase();
+  const defaultPort = source.protocol === "https:" ? ":443" : ":80";
+  return source.host !== (target.endsWith(defaultPort) ? target.slice(0, -defaultPort.length) : target);
+}

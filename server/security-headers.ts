@@ -1,0 +1,23 @@
+import { randomBytes } from "node:crypto";
+import type { RequestHandler } from "express";
+import onHeaders from "on-headers";
+import { NON_DOCUMENT_CSP, STATIC_SECURITY_HEADERS } from "../app/lib/security-headers.server";
+
+/**
+ * Every response gets the security headers here, static files included, as
+ * they are written, so nothing a route or Remix returns can go out without
+ * them. A header already set wins: the page's own Content-Security-Policy
+ * carries this request's nonce (app/entry.server.tsx sets it), anything else
+ * gets the locked-down policy. HSTS only when the visitor came over HTTPS.
+ */
+export const securityHeaders: RequestHandler = (req, res, next) => {
+  res.locals.cspNonce = randomBytes(16).toString("base64");
+  onHeaders(res, () => {
+    for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) {
+      if (!res.hasHeader(name)) res.setHeader(name, value);
+    }
+    if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", NON_DOCUMENT_CSP);
+    if (req.secure) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  });
+  next();
+};

@@ -1,0 +1,56 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Socket } from "node:net";
+
+/**
+ * Longer than the mail relay's whole deadline (10 s) plus rendering, so a
+ * contact post that was in flight at SIGTERM still gets its answer.
+ */
+export const DRAIN_BOUND_MS = 15_000;
+
+/**
+ * On SIGTERM or SIGINT: stop accepting, close at once every connection that
+ * holds no request that has fully arrived (idle keep-alives, half-sent
+ * headers or bodies), answer the rest and exit 0. Whatever is still open
+ * after the bound is cut, and the exit is 1.
+ */
+export function drainOnSignal(server: Server, boundMs = DRAIN_BOUND_MS) {
+  const sockets = new Set<Socket>();
+  const inFlight = new Map<Socket, IncomingMessage>();
+  let stopping = false;
+
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("request", (req: IncomingMessage, res) => {
+    inFlight.set(req.socket, req);
+    res.once("close", () => {
+      if (inFlight.get(req.socket) === req) inFlight.delete(req.socket);
+      // A keep-alive connection that just answered its last request.
+      if (stopping) server.closeIdleConnections();
+    });
+  });
+
+  const cutUnfinished = () => {
+    for (const socket of sockets) {
+      const req = inFlight.get(socket);
+      if (!req || !req.complete) socket.destroy();
+    }
+  };
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      stopping = true;
+      console.log(`[shutdown] ${signal}: answering requests in flight (at most ${boundMs / 1000} s)`);
+      server.close(() => {
+        console.log("[shutdown] every request answered");
+        process.exit(0);
+      });
+      cutUnfinished();
+      setTimeout(() => {
+        console.error(`[shutdown] requests still open after ${boundMs / 1000} s; exiting`);
+        process.exit(1);
+      }, boundMs).unref();
+    });
+  }
+}

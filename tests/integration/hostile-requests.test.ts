@@ -1,0 +1,169 @@
+// Requests a browser would never send, or a proxy in front rewrites, against
+// the production server: each gets a clear 4xx (never a 5xx or a reset), no
+// mail is sent, and the log has one short line without a stack trace.
+import { request } from "node:http";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+
+let app: AppServer;
+let fake: EmailJsFake;
+
+beforeAll(async () => {
+  fake = await startEmailJsFake();
+  app = await startAppServer({
+    env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" },
+  });
+}, 60_000);
+afterAll(async () => {
+  await app?.stop();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+type RawAnswer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** A request with exactly these headers (repeated ones as arrays), as a script or a proxy may send it. */
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]>,
+  body?: string | Buffer,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: app.port, method, path, headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const FORM = formBody(VALID).toString();
+const formHeaders = (extra: Record<string, string | string[]>) => ({
+  ...BROWSER_HEADERS,
+  "Content-Type": "application/x-www-form-urlencoded",
+  ...extra,
+});
+
+describe("methods", () => {
+  it.each(["PUT", "PATCH", "DELETE"])(
+    "%s with a valid form answers 405 with Allow and sends nothing",
+    async (method) => {
+      const answer = await raw(method, "/?index", formHeaders({ Host: `127.0.0.1:${app.port}` }), FORM);
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe("GET, HEAD, POST");
+      expect(fake.requests).toHaveLength(0);
+    },
+  );
+
+  it("TRACE answers 405, not 500", async () => {
+    const answer = await raw("TRACE", "/", { Host: `127.0.0.1:${app.port}` });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe("GET, HEAD, POST");
+  });
+
+  it("a path whose route takes no post says so in Allow", async () => {
+    const answer = await raw("POST", "/healthz", formHeaders({ Host: `127.0.0.1:${app.port}` }), FORM);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe("GET, HEAD");
+  });
+});
+
+describe("malformed URLs", () => {
+  it.each(["/%zz", "/%", "/a%E0%A4%A"])("%s answers 400", async (path) => {
+    expect((await raw("GET", path, { Host: `127.0.0.1:${app.port}` })).status).toBe(400);
+  });
+});
+
+describe("Origin and Host", () => {
+  const site = "portfolio.example";
+
+  it("a post from another site is refused with 403, and the no-JS page keeps the typed text", async () => {
+    const answer = await raw(
+      "POST",
+      "/?index",
+      formHeaders({ Host: site, Origin: "https://evil.example" }),
+      FORM,
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain("Error Sending Message");
+    expect(answer.body).toContain(VALID.subject);
+    expect(answer.body).toContain("analytical engine");
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("with JavaScript, the refusal is data saying why", async () => {
+    const answer = await raw(
+      "POST",
+      "/_root.data?index",
+      formHeaders({ Host: site, Origin: "https://evil.example" }),
+      FORM,
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain("cross_site");
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["two Origin headers", { Host: site, Origin: [`https://${site}`, "https://evil.example"] }],
+    ['Origin "null" (a sandboxed frame)', { Host: site, Origin: "null" }],
+    ["an Origin that is no origin", { Host: site, Origin: `https://${site}/path` }],
+  ])("%s counts as another site (403, not 500)", async (_name, headers) => {
+    const answer = await raw("POST", "/?index", formHeaders(headers), FORM);
+    expect(answer.status).toBe(403);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["the same host", { Host: site, Origin: `https://${site}` }],
+    ["a Host with the default port", { Host: `${site}:443`, Origin: `https://${site}` }],
+    ["an uppercase Host", { Host: site.toUpperCase(), Origin: `https://${site}` }],
+    [
+      "a proxy that rewrote Host and said so in X-Forwarded-Host",
+      { Host: "app:3000", "X-Forwarded-Host": site, "X-Forwarded-Proto": "https", Origin: `https://${site}` },
+    ],
+  ])("%s is the same site: the message is sent (303)", async (_name, headers) => {
+    const answer = await raw("POST", "/?index", formHeaders(headers), FORM);
+    expect(answer.status).toBe(303);
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("bodies", () => {
+  it("a chunked body over 64 KiB gets its 413 answer, not a reset connection", async () => {
+    const body = `message=${"a".repeat(70 * 1024)}`;
+    const answer = await raw(
+      "POST",
+      "/?index",
+      formHeaders({ Host: `127.0.0.1:${app.port}`, "Transfer-Encoding": "chunked" }),
+      body,
+    );
+    expect(answer.status).toBe(413);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("the log", () => {
+  it("has no stack trace for anything a client caused", async () => {
+    const from = app.output().length;
+    await raw("TRACE", "/", { Host: `127.0.0.1:${app.port}` });
+    await raw("GET", "/%zz", { Host: `127.0.0.1:${app.port}` });
+    await raw(
+      "POST",
+      "/?index",
+      formHeaders({ Host: "portfolio.example", Origin: "https://evil.example" }),
+      FORM,
+    );
+    const log = app.output().slice(from);
+    expect(log).not.toMatch(/\n\s+at /);
+    expect(log).not.toMatch(/Error:/);
+    expect(log).toContain('"reason":"method_not_allowed"');
+    expect(log).toContain('"reason":"malformed_url"');
+    expect(log).toContain('"reason":"cross_site"');
+  });
+});
