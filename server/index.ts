@@ -30,8 +30,12 @@ app.use(securityHeaders);
 app.use(requestChecks(build, trustProxyHops));
 app.use(compression());
 // Hashed build files for a year; public/ (favicon, robots.txt) for an hour.
-app.use(build.publicPath, express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y" }));
-app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h" }));
+// No directory redirects: serve-static would answer "////\/.." with "Location: /\/../", off-site.
+app.use(
+  build.publicPath,
+  express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y", redirect: false }),
+);
+app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));
 app.all(
   "*",
@@ -44,15 +48,17 @@ app.all(
     }),
   }),
 );
-const onError: ErrorRequestHandler = (error, req, res, _next) => {
-  // A body the client cut short is the client's doing; anything else is ours.
-  if ((error as { type?: string }).type === "request.aborted" || req.destroyed) {
-    logRefusal(400, "aborted", req);
-  } else {
-    console.error(error);
-  }
+const onError: ErrorRequestHandler = (error: { status?: number; type?: string }, req, res, _next) => {
+  // Errors that carry a 4xx (a body cut short, a path that does not decode) are the client's doing.
+  const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+  if (status < 500) logRefusal(status, error.type ?? "bad_request", req);
+  else console.error(error);
   if (res.headersSent) res.destroy();
-  else res.status(500).type("text/plain").send("Internal server error.");
+  else
+    res
+      .status(status)
+      .type("text/plain")
+      .send(status < 500 ? "Bad request." : "Internal server error.");
 };
 app.use(onError);
 

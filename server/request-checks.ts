@@ -18,12 +18,8 @@ const ALWAYS_ALLOWED = ["GET", "HEAD"];
 export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
   const postPaths = actionPaths(build);
   return (req, res, next) => {
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent(
-        new URL(req.originalUrl, `http://${req.get("host") ?? "localhost"}`).pathname,
-      );
-    } catch {
+    const pathname = parsePathname(req, trustProxyHops);
+    if (pathname === null) {
       logRefusal(400, "malformed_url", req);
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
       return;
@@ -38,12 +34,32 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
         .send(`Method ${req.method} not allowed.`);
       return;
     }
-    if (req.method === "POST") {
-      res.locals.crossSite = isCrossSite(req, trustProxyHops);
-      delete req.headers.origin;
-    }
+    res.locals.crossSite = req.method === "POST" && isCrossSite(req, trustProxyHops);
+    // Remix would judge it again, for HEAD data requests too, and throw.
+    delete req.headers.origin;
     next();
   };
+}
+
+/** A host name, an IPv4 address or a bracketed IPv6 address; a port may follow. */
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * The decoded path, or null when the URL Remix would build from this request
+ * does not parse (req.hostname follows trust proxy, as in @remix-run/express).
+ */
+function parsePathname(req: ExpressRequest, trustProxyHops: number): string | null {
+  const host = (trustProxyHops > 0 && req.get("x-forwarded-host")) || req.get("host");
+  if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
+  // A trusted proxy's X-Forwarded-Proto decides it; only these two make sense.
+  if (req.protocol !== "http" && req.protocol !== "https") return null;
+  try {
+    decodeURIComponent(req.path); // as the router will, before any dot segment is resolved
+    return decodeURIComponent(new URL(`${req.protocol}://${req.hostname}${req.originalUrl}`).pathname);
+  } catch {
+    return null;
+  }
 }
 
 /** The page a path addresses: single fetch posts "/about" to "/about.data", and "/" to "/_root.data". */

@@ -75,8 +75,25 @@ describe("methods", () => {
 });
 
 describe("malformed URLs", () => {
-  it.each(["/%zz", "/%", "/a%E0%A4%A"])("%s answers 400", async (path) => {
+  it.each(["/%zz", "/%", "/a%E0%A4%A", "/%/../x"])("%s answers 400", async (path) => {
     expect((await raw("GET", path, { Host: `127.0.0.1:${app.port}` })).status).toBe(400);
+  });
+
+  it.each([
+    ["a Host that is no host name", { Host: "a b#c" }],
+    ["a forwarded host that is no host name", { Host: "portfolio.example", "X-Forwarded-Host": "Tv&#t" }],
+    [
+      "a forwarded scheme that is neither http nor https",
+      { Host: "portfolio.example", "X-Forwarded-Proto": "gopher" },
+    ],
+  ])("%s answers 400", async (_name, headers) => {
+    expect((await raw("GET", "/", headers)).status).toBe(400);
+  });
+
+  it("a directory path is never redirected off-site", async () => {
+    const answer = await raw("GET", "////\\/..", { Host: `127.0.0.1:${app.port}` });
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.headers.location).toBeUndefined();
   });
 });
 
