@@ -143,7 +143,20 @@ describe("invalid input is refused with 400, field errors and the typed text, an
       "subject with a control character",
       { ...VALID, subject: "hi\u0007" },
       "subject",
-      "Subject must be a single line of text.",
+      "Subject must not contain control characters.",
+    ],
+    [
+      "name with a line separator",
+      { ...VALID, name: "Ada\u2028Bcc: x" },
+      "name",
+      "Name must be a single line of text.",
+    ],
+    ["name of a zero-width space", { ...VALID, name: "\u200b" }, "name", "Please enter your name."],
+    [
+      "message with a NUL",
+      { ...VALID, message: "hi\u0000there" },
+      "message",
+      "Message must not contain control characters other than line breaks and tabs.",
     ],
     ["message missing", { ...VALID, message: "\n\n" }, "message", "Please enter a message."],
     [
