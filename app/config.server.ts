@@ -1,7 +1,9 @@
 // Server configuration: parsed once from the environment when the server
 // starts, so a bad value stops the server instead of failing a visitor later.
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import * as z from "zod";
+import { parseBlocklist, type Blocklist } from "./contact/blocklist.server";
 
 export type MailConfig =
   | {
@@ -17,17 +19,25 @@ export type MailConfig =
 export type AppConfig = {
   mail: MailConfig;
   rateLimit: { max: number; windowSeconds: number };
-  /** Lower-cased sender addresses that are refused. */
-  blocklist: ReadonlySet<string>;
+  /** Senders that are refused (see isBlocked). */
+  blocklist: Blocklist;
   blockHeadless: boolean;
   /** Proxies in front of us; 0 means forwarded headers are ignored. */
   trustProxyHops: number;
   port: number;
+  /** Signs the theme and flash cookies. */
+  sessionSecret: string;
 };
 
 export type ConfigLogger = Pick<Console, "info" | "warn">;
 
 const EMAILJS_IDS = ["EMAILJS_PUBLIC_KEY", "EMAILJS_SERVICE_ID", "EMAILJS_TEMPLATE_ID"] as const;
+
+/** Enough to resist guessing: 32 characters, what `openssl rand -hex 16` prints. */
+const MIN_SECRET_LENGTH = 32;
+
+// Made once per process, so every configuration one process builds agrees.
+const PROCESS_SECRET = randomBytes(32).toString("hex");
 
 // docker-compose and .env files often carry `NAME=`: treat empty as unset.
 const optional = z.preprocess(
@@ -80,6 +90,13 @@ const envSchema = z.object({
   OUTBOX_DIR: optional,
   TRUST_PROXY: trustProxy,
   PORT: intInRange(3000, 1, 65_535),
+  SESSION_SECRET: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z
+      .string()
+      .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (openssl rand -hex 32)`)
+      .optional(),
+  ),
 });
 
 export class ConfigError extends Error {
@@ -127,18 +144,23 @@ export function loadConfig(
     );
   }
 
+  const blocklist = parseBlocklist(e.CONTACT_BLOCKLIST ?? "");
+  if (!blocklist.ok) throw new ConfigError(`Invalid environment: ${blocklist.error}`);
+
+  if (e.SESSION_SECRET === undefined) {
+    logger.warn(
+      "[session] SESSION_SECRET is not set: cookies are signed with a random secret made for this process, so replicas do not share them and a restart forgets them. Set it to 32 or more random characters.",
+    );
+  }
+
   return {
     mail,
     rateLimit: { max: e.CONTACT_RATE_LIMIT_MAX, windowSeconds: e.CONTACT_RATE_LIMIT_WINDOW_SECONDS },
-    blocklist: new Set(
-      (e.CONTACT_BLOCKLIST ?? "")
-        .split(",")
-        .map((address) => address.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+    blocklist: blocklist.blocklist,
     blockHeadless: e.CONTACT_BLOCK_HEADLESS,
     trustProxyHops: e.TRUST_PROXY,
     port: e.PORT,
+    sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,
   };
 }
 

@@ -12,8 +12,9 @@ import type { ReactNode } from "react";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
 import { useNonce } from "~/lib/nonce";
-import { THEME_STORAGE_KEY } from "~/lib/theme";
-import { getStoredTheme } from "~/theme.server";
+import { getStoredTheme } from "~/theme/session.server";
+import { StoredThemeScript } from "~/theme/stored-theme-script";
+import { DEFAULT_THEME } from "~/theme/theme";
 import stylesheet from "~/tailwind.css?url";
 
 export const links: LinksFunction = () => [
@@ -35,15 +36,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { theme: await getStoredTheme(request) };
 }
 
-// Runs before paint when no theme cookie exists yet: the spec keeps the choice
-// in localStorage, so a returning visitor without the cookie still gets it.
-const storedThemeScript = `try{var t=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});if(t==="light"||t==="dark"){var c=document.documentElement.classList;c.remove("light","dark");c.add(t)}}catch(e){}`;
-
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
-  // Dark unless the visitor chose otherwise (the spec's default, not the OS's).
-  const theme = data?.theme ?? "dark";
+  const theme = data?.theme ?? DEFAULT_THEME;
   return (
     <html lang="en" className={theme} suppressHydrationWarning>
       <head>
@@ -51,13 +47,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#09090b" />
         <meta name="theme-color" media="(prefers-color-scheme: light)" content="#ffffff" />
-        {data?.theme ? null : (
-          <script
-            nonce={nonce}
-            dangerouslySetInnerHTML={{ __html: storedThemeScript }}
-            suppressHydrationWarning
-          />
-        )}
+        {data?.theme ? null : <StoredThemeScript nonce={nonce} />}
         <Meta />
         <Links />
       </head>

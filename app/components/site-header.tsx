@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from "react";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { ThemeToggle } from "~/components/theme-toggle";
+import { ThemeToggle } from "~/theme/theme-toggle";
 import { buttonClass } from "~/components/ui/button";
 import { CloseIcon, MenuIcon } from "~/components/ui/icons";
 import { Tooltip } from "~/components/ui/tooltip";

@@ -6,7 +6,7 @@ import { readFormPost } from "~/lib/form-post.server";
 import { withSecurityHeaders } from "~/lib/security-headers.server";
 import type { AppConfig } from "~/config.server";
 import type { RetryOptions } from "./emailjs.server";
-import { commitContactFlash } from "./flash.server";
+import { createContactFlash } from "./flash.server";
 import { createGuards, honeypotFilled } from "./guards.server";
 import { logContactEvent, type ContactLogger } from "./log.server";
 import {
@@ -42,6 +42,7 @@ const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message:
 export function createContactAction({ config, toName, log = logContactEvent, retry }: ContactActionOptions) {
   const guards = createGuards(config);
   const transport = createTransport(config.mail, log, retry);
+  const flash = createContactFlash(config.sessionSecret);
 
   function fail(
     status: number,
@@ -55,12 +56,12 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     return data(body, { status });
   }
 
-  async function succeed() {
+  async function succeed(request: Request) {
     // Remix sends a document post's redirect past every entry hook: add the headers here.
     return withSecurityHeaders(
       redirect(SUCCESS_REDIRECT, {
         status: 303,
-        headers: { "Set-Cookie": await commitContactFlash("sent") },
+        headers: { "Set-Cookie": await flash.commit(request, "sent") },
       }),
     );
   }
@@ -95,7 +96,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     // A bot gets the normal success and nothing is sent.
     if (honeypotFilled(form)) {
       log({ outcome: "dropped", reason: "honeypot" });
-      return succeed();
+      return succeed(request);
     }
 
     const refusal = await guards.check(request, validation.message);
@@ -104,6 +105,6 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     const { name, email, subject, message } = validation.message;
     const sent = await transport({ name, from_email: email, subject, message, to_name: toName });
     if (!sent.ok) return fail(sent.status, sent.reason, fields);
-    return succeed();
+    return succeed(request);
   };
 }

@@ -3,6 +3,7 @@
 // plus the honeypot that spares the owner from naive spam bots.
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
+import { isBlocked } from "./blocklist.server";
 import { clientKey } from "./client-ip.server";
 import { HONEYPOT_FIELD } from "./contract";
 import type { ContactMessage } from "./schema";
@@ -45,7 +46,7 @@ export function createGuards(config: AppConfig): Guards {
   });
 
   const check: Guards["check"] = async (request, message) => {
-    if (config.blocklist.has(message.email.toLowerCase())) {
+    if (isBlocked(config.blocklist, message.email)) {
       return { status: 403, reason: "blocklisted" };
     }
     if (config.blockHeadless && looksHeadless(request)) {

@@ -4,30 +4,43 @@ import * as z from "zod/mini";
 import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
 
 // Name and subject end up in mail headers and one-line template slots.
-const NO_CONTROL_CHARS = /^[^\p{Cc}]*$/u;
+const ONE_LINE = /^[^\n\v\f\r\u0085\u2028\u2029]*$/u;
+const NO_CONTROLS = /^\P{Cc}*$/u;
+// In the message, line breaks and tabs are text; other controls (NUL, ESC…) are not.
+const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
+// Characters that show nothing: spaces, format characters (zero-width space,
+// joiners, BOM, bidi marks), default-ignorables (Hangul fillers, variation
+// selectors) and the blank Braille pattern. A field of only these is empty.
+const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
 
 function requiredText(field: ContactField, label: string, required: string) {
   return z.string({ error: required }).check(
     // Browsers submit textarea line breaks as CRLF but count them as one
-    // character in the field: count them the same way here.
-    z.overwrite((value) => value.replace(/\r\n?/g, "\n")),
+    // character in the field: count them the same way here. Line and
+    // paragraph separators are line breaks too.
+    z.overwrite((value) => value.replace(/\r\n?|[\u2028\u2029]/g, "\n")),
     z.trim(),
-    z.minLength(1, required),
+    z.refine((value) => !INVISIBLE_ONLY.test(value), required),
     z.maxLength(FIELD_BOUNDS[field], `${label} must be at most ${FIELD_BOUNDS[field]} characters.`),
   );
 }
 
+function oneLineText(field: ContactField, label: string, required: string) {
+  return requiredText(field, label, required).check(
+    z.regex(ONE_LINE, `${label} must be a single line of text.`),
+    z.regex(NO_CONTROLS, `${label} must not contain control characters.`),
+  );
+}
+
 export const contactSchema = z.object({
-  name: requiredText("name", "Name", "Please enter your name.").check(
-    z.regex(NO_CONTROL_CHARS, "Name must be a single line of text."),
-  ),
+  name: oneLineText("name", "Name", "Please enter your name."),
   email: requiredText("email", "Email", "Please enter your email address.").check(
     z.email("Please enter a valid email address."),
   ),
-  subject: requiredText("subject", "Subject", "Please enter a subject.").check(
-    z.regex(NO_CONTROL_CHARS, "Subject must be a single line of text."),
+  subject: oneLineText("subject", "Subject", "Please enter a subject."),
+  message: requiredText("message", "Message", "Please enter a message.").check(
+    z.regex(MESSAGE_CHARS, "Message must not contain control characters other than line breaks and tabs."),
   ),
-  message: requiredText("message", "Message", "Please enter a message."),
 });
 
 export type ContactMessage = z.infer<typeof contactSchema>;

@@ -10,7 +10,7 @@ import { Projects } from "~/components/sections/projects";
 import { Resume } from "~/components/sections/resume";
 import { Services } from "~/components/sections/services";
 import { Skills } from "~/components/sections/skills";
-import { readContactFlash } from "~/contact/flash.server";
+import { contactFlash } from "~/contact/action.server";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
 import { useNonce } from "~/lib/nonce";
@@ -20,7 +20,7 @@ export { contactClientAction as clientAction } from "~/contact/client-action";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   // The outcome of a contact post, once; `headers` clears it.
-  const { outcome, headers } = await readContactFlash(request);
+  const { outcome, headers } = await contactFlash.read(request);
   return data({ site, contactOutcome: outcome }, { headers });
 }
 

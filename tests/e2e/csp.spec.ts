@@ -4,7 +4,7 @@
 // hydration error. The nonce'd inline theme script really runs.
 import { expect, test, type Page } from "@playwright/test";
 import { OUTCOME_TEXT } from "~/contact/contract";
-import { THEME_STORAGE_KEY } from "~/lib/theme";
+import { THEME_STORAGE_KEY } from "~/theme/theme";
 import { fillForm, marker, message, sendButton } from "../support/contact-e2e";
 
 type Watch = { violations: string[]; console: string[] };

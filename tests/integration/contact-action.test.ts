@@ -1,7 +1,7 @@
 // The contact action end to end: real Requests in, a real HTTP fake of the
 // EmailJS API behind it. Every test checks the answer AND what the provider got.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readContactFlash } from "~/contact/flash.server";
+import { createContactFlash } from "~/contact/flash.server";
 import { BODY_LIMIT_BYTES } from "~/contact/create-action.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
@@ -17,6 +17,7 @@ import {
   formRequest,
   relayEnv,
   setupAction,
+  testConfig,
 } from "../support/contact";
 
 let fake: EmailJsFake;
@@ -55,6 +56,7 @@ describe("a valid message", () => {
     expect(sent!.rawBody).toBe(JSON.stringify(EXPECTED_BODY));
 
     // The page after the redirect reads the outcome once and clears it.
+    const { read: readContactFlash } = createContactFlash(testConfig(relayEnv(fake.url)).sessionSecret);
     const cookie = response.headers.get("Set-Cookie")!.split(";")[0]!;
     const flash = await readContactFlash(new Request("http://localhost/", { headers: { Cookie: cookie } }));
     expect(flash.outcome).toBe("sent");
@@ -141,7 +143,20 @@ describe("invalid input is refused with 400, field errors and the typed text, an
       "subject with a control character",
       { ...VALID, subject: "hi\u0007" },
       "subject",
-      "Subject must be a single line of text.",
+      "Subject must not contain control characters.",
+    ],
+    [
+      "name with a line separator",
+      { ...VALID, name: "Ada\u2028Bcc: x" },
+      "name",
+      "Name must be a single line of text.",
+    ],
+    ["name of a zero-width space", { ...VALID, name: "\u200b" }, "name", "Please enter your name."],
+    [
+      "message with a NUL",
+      { ...VALID, message: "hi\u0000there" },
+      "message",
+      "Message must not contain control characters other than line breaks and tabs.",
     ],
     ["message missing", { ...VALID, message: "\n\n" }, "message", "Please enter a message."],
     [
@@ -303,14 +318,17 @@ describe("guards", () => {
     expect(events).toEqual([{ outcome: "dropped", reason: "honeypot" }]);
   });
 
-  it("403: a sender on CONTACT_BLOCKLIST, whatever the case of the address", async () => {
+  it("403: a sender on CONTACT_BLOCKLIST, whatever the case of the address or its +tag", async () => {
     const { run, events } = setupAction(
-      relayEnv(fake.url, { CONTACT_BLOCKLIST: "spam@example.net, ADA@example.com" }),
+      relayEnv(fake.url, { CONTACT_BLOCKLIST: "spam@example.net, ADA@example.com, @junk.example" }),
     );
     const { status, data } = expectFailure(await run(formRequest({ ...VALID, email: "Ada@Example.com" })));
     expect(status).toBe(403);
     expect(data).toMatchObject({ reason: "blocklisted", fields: { ...VALID, email: "Ada@Example.com" } });
     expect(events).toEqual([{ outcome: "refused", status: 403, reason: "blocklisted" }]);
+    for (const email of ["ada+promo@example.com", "Someone@Junk.Example"]) {
+      expect(expectFailure(await run(formRequest({ ...VALID, email }))).status).toBe(403);
+    }
     expect(fake.requests).toHaveLength(0);
 
     expectRedirect(await run(formRequest({ ...VALID, email: "grace@example.com" })));

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "~/config.server";
+import { EMPTY_BLOCKLIST, isBlocked } from "~/contact/blocklist.server";
 
 function load(env: Record<string, string | undefined>) {
   const lines: string[] = [];
@@ -13,6 +14,8 @@ function load(env: Record<string, string | undefined>) {
   };
   return { config: loadConfig(env, logger), lines };
 }
+
+const SECRET = "s3cret-SECRET-0123456789abcdef-xyz";
 
 const IDS = {
   EMAILJS_PUBLIC_KEY: "pk_SECRET_1",
@@ -26,19 +29,21 @@ describe("defaults", () => {
     expect(config).toEqual({
       mail: { mode: "outbox", dir: path.resolve("./outbox") },
       rateLimit: { max: 5, windowSeconds: 600 },
-      blocklist: new Set(),
+      blocklist: EMPTY_BLOCKLIST,
       blockHeadless: false,
       trustProxyHops: 0,
       port: 3000,
+      sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(lines).toEqual([
       `info [contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${path.resolve("./outbox")}`,
       expect.stringMatching(/^warn \[contact\] TRUST_PROXY is not set: .*share one rate-limit key/),
+      expect.stringMatching(/^warn \[session\] SESSION_SECRET is not set: .*replicas do not share them/),
     ]);
   });
 
   it("all three ids: relay mode against api.emailjs.com, silently", () => {
-    const { config, lines } = load({ ...IDS, TRUST_PROXY: "1" });
+    const { config, lines } = load({ ...IDS, TRUST_PROXY: "1", SESSION_SECRET: SECRET });
     expect(config.mail).toEqual({
       mode: "relay",
       apiUrl: "https://api.emailjs.com",
@@ -61,6 +66,7 @@ describe("defaults", () => {
       OUTBOX_DIR: "/tmp/ignored-in-relay-mode",
       TRUST_PROXY: "2",
       PORT: "8080",
+      SESSION_SECRET: SECRET,
     });
     expect(config).toEqual({
       mail: {
@@ -72,10 +78,11 @@ describe("defaults", () => {
         privateKey: "priv_SECRET_4",
       },
       rateLimit: { max: 3, windowSeconds: 60 },
-      blocklist: new Set(["spam@example.com", "other@example.net"]),
+      blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },
       blockHeadless: true,
       trustProxyHops: 2,
       port: 8080,
+      sessionSecret: SECRET,
     });
   });
 
@@ -118,6 +125,11 @@ describe("the server refuses to start", () => {
     ["TRUST_PROXY", "yes-please"],
     ["PORT", "70000"],
     ["EMAILJS_API_URL", "ftp://SECRET.example"],
+    ["SESSION_SECRET", "too-short-SECRET-value"],
+    // Issue 9, finding 6: a list entry that is no address was taken as one.
+    ["CONTACT_BLOCKLIST", "notanemail"],
+    ["CONTACT_BLOCKLIST", "spam@example.com, SECRET.example.com"],
+    ["CONTACT_BLOCKLIST", "@SECRET"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {
@@ -128,6 +140,55 @@ describe("the server refuses to start", () => {
     }
     expect(message).toContain(name);
     expect(message).not.toContain(value);
-    expect(message).not.toMatch(/SECRET/);
+    expect(message.replaceAll("SESSION_SECRET", "")).not.toMatch(/SECRET/);
+  });
+});
+
+describe("SESSION_SECRET", () => {
+  it("unset: one random secret per process, the same for every configuration it builds", () => {
+    const first = load({}).config.sessionSecret;
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(load({ SESSION_SECRET: "" }).config.sessionSecret).toBe(first);
+  });
+
+  it("set: used as it is, without the warning", () => {
+    const { config, lines } = load({ SESSION_SECRET: SECRET });
+    expect(config.sessionSecret).toBe(SECRET);
+    expect(lines.join("\n")).not.toContain("SESSION_SECRET");
+  });
+});
+
+describe("CONTACT_BLOCKLIST", () => {
+  const list = (value: string) => load({ CONTACT_BLOCKLIST: value }).config.blocklist;
+
+  it("takes addresses and @domains, and names the position of every bad entry", () => {
+    expect(list(" Spam+promo@Example.com ,, @Bad.Example ")).toEqual({
+      addresses: new Set(["spam@example.com"]),
+      domains: new Set(["bad.example"]),
+    });
+    expect(() => list("a@example.com, nope, @, b@example.com, x@y")).toThrow(
+      "CONTACT_BLOCKLIST: entries 2, 3, 5 of the comma-separated list are neither an address (name@example.com) nor a domain (@example.com)",
+    );
+  });
+
+  // Issue 9, finding 6: "+tag" variants and letter case got through.
+  it.each([
+    ["spam@example.com", "spam@example.com"],
+    ["spam@example.com", "SPAM@Example.COM"],
+    ["spam@example.com", "spam+anything@example.com"],
+    ["Spam+old@example.com", "spam+new@EXAMPLE.com"],
+    ["@example.net", "anyone@example.net"],
+    ["@example.net", "Anyone+x@Mail.Example.NET"],
+  ])("the entry %s refuses %s", (entry, email) => {
+    expect(isBlocked(list(entry), email)).toBe(true);
+  });
+
+  it.each([
+    ["spam@example.com", "spammer@example.com"],
+    ["spam@example.com", "spam@example.com.evil"],
+    ["@example.net", "someone@notexample.net"],
+    ["@mail.example.net", "someone@example.net"],
+  ])("the entry %s lets %s through", (entry, email) => {
+    expect(isBlocked(list(entry), email)).toBe(false);
   });
 });

@@ -1,12 +1,14 @@
 // The theme action called with real Requests: what a form post, the toggle's
 // background post and bad input each get back.
+import { createCookieSessionStorage } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
 import { action } from "~/routes/action.set-theme";
+import { getStoredTheme } from "~/theme/session.server";
 
 const URL_BASE = "http://localhost/action/set-theme";
 
-function post(body: BodyInit, headers: Record<string, string> = {}) {
-  const request = new Request(URL_BASE, { method: "POST", body, headers });
+function post(body: BodyInit, headers: Record<string, string> = {}, url = URL_BASE) {
+  const request = new Request(url, { method: "POST", body, headers });
   return action({ request, params: {}, context: {} });
 }
 
@@ -38,6 +40,47 @@ describe("POST /action/set-theme", () => {
   it("never redirects off the site", async () => {
     const response = await post(new URLSearchParams({ redirectTo: "//evil.example/" }));
     expect(response.headers.get("location")).toBe("/");
+  });
+
+  // Issue 9, findings 1 and 2: dot segments before "//" led off the site, and
+  // values that are no URL threw (a 500 with a stack trace).
+  it.each(
+    ["/.//evil.com", "/a/..//evil.com", "/..//evil.com", "/./\\evil.com", "/.//.//evil.com"].concat([
+      "//%25",
+      "//%40evil.com",
+      "//%zz",
+      "/\\%",
+    ]),
+  )("sends %s back to / with 303", async (redirectTo) => {
+    const response = await post(new URLSearchParams({ theme: "dark", redirectTo }));
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/");
+  });
+
+  it("marks the cookie Secure when the request came over HTTPS, and only then", async () => {
+    const body = () => new URLSearchParams({ theme: "light" });
+    const secure = await post(body(), {}, "https://me.example/action/set-theme");
+    expect(secure.headers.get("set-cookie")).toMatch(/; HttpOnly; Secure; SameSite=Lax$/);
+    expect((await post(body())).headers.get("set-cookie")).not.toMatch(/Secure/);
+  });
+
+  // Issue 9, finding 5: the cookie was signed with a constant written in the code.
+  it("reads a cookie signed with the old built-in constant as no theme", async () => {
+    const old = createCookieSessionStorage({
+      cookie: { name: "theme", secrets: ["portfolio-theme-cookie"] },
+    });
+    const session = await old.getSession();
+    session.set("theme", "light");
+    const cookie = (await old.commitSession(session)).split(";")[0]!;
+    const request = new Request("http://localhost/", { headers: { cookie } });
+    expect(await getStoredTheme(request)).toBeNull();
+    // ...while the action's own cookie reads back.
+    const own = (await post(new URLSearchParams({ theme: "light" }))).headers
+      .get("set-cookie")!
+      .split(";")[0]!;
+    expect(await getStoredTheme(new Request("http://localhost/", { headers: { cookie: own } }))).toBe(
+      "light",
+    );
   });
 
   it("refuses what is not a form post with 415", async () => {

@@ -1,5 +1,6 @@
 // The shared contact schema: bounds at their edges, trimming, line breaks,
 // per-field messages, and the texts the visitor reads.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD, OUTCOME_TEXT } from "~/contact/contract";
 import { validateContact } from "~/contact/schema";
@@ -83,13 +84,141 @@ describe("validateContact", () => {
 
   it("keeps line breaks in the message but not in the name or subject", () => {
     expect(validateContact({ ...VALID, message: "line 1\nline 2\ttabbed" }).ok).toBe(true);
-    expect(validateContact({ ...VALID, name: "a\nb", subject: "a\u0000b" })).toEqual({
+    expect(validateContact({ ...VALID, name: "a\nb", subject: "a\rb" })).toEqual({
       ok: false,
       fieldErrors: {
         name: "Name must be a single line of text.",
         subject: "Subject must be a single line of text.",
       },
     });
+  });
+
+  // Issue 9, finding 6: U+2028 and U+2029 passed the one-line rule.
+  it.each(["\u2028", "\u2029", "\u0085", "\v", "\f"])(
+    "refuses the line break %j in the name and subject",
+    (brk) => {
+      expect(validateContact({ ...VALID, name: `Ada${brk}Bcc: x`, subject: `Hi${brk}there` })).toEqual({
+        ok: false,
+        fieldErrors: {
+          name: "Name must be a single line of text.",
+          subject: "Subject must be a single line of text.",
+        },
+      });
+    },
+  );
+
+  it.each(["\u0000", "\u0007", "\t", "\u001b", "\u007f", "\u009b"])(
+    "refuses the control character %j inside the name and subject",
+    (control) => {
+      expect(validateContact({ ...VALID, name: `A${control}da`, subject: `H${control}i` })).toEqual({
+        ok: false,
+        fieldErrors: {
+          name: "Name must not contain control characters.",
+          subject: "Subject must not contain control characters.",
+        },
+      });
+    },
+  );
+
+  // Issue 9, finding 6: NUL and other controls were relayed inside the message.
+  it.each(["\u0000", "\u0008", "\u001b", "\u007f", "\u0085", "\u009b"])(
+    "refuses the control character %j in the message",
+    (control) => {
+      expect(validateContact({ ...VALID, message: `Hello${control}there` })).toEqual({
+        ok: false,
+        fieldErrors: {
+          message: "Message must not contain control characters other than line breaks and tabs.",
+        },
+      });
+    },
+  );
+
+  it("reads line and paragraph separators in the message as line breaks", () => {
+    expect(validateContact({ ...VALID, message: "one\u2028two\u2029three" })).toMatchObject({
+      ok: true,
+      message: { message: "one\ntwo\nthree" },
+    });
+  });
+
+  // Issue 9, finding 6: a name of only a zero-width space was accepted.
+  it.each([
+    ["zero-width space", "\u200b"],
+    ["zero-width joiner and BOM", "\u200d\ufeff"],
+    ["Hangul fillers", "\u3164\u115f\u1160\uffa0"],
+    ["soft hyphen and word joiner", "\u00ad\u2060"],
+    ["bidi marks", "\u200e\u200f\u202e"],
+    ["blank Braille pattern", "\u2800"],
+    ["ideographic and no-break spaces", "\u3000\u00a0\u2007"],
+    ["variation selectors", "\ufe0f\u{e0100}"],
+  ])("counts a field of only %s as empty", (_kind, invisible) => {
+    expect(
+      validateContact({ name: invisible, email: invisible, subject: ` ${invisible} `, message: invisible }),
+    ).toEqual({
+      ok: false,
+      fieldErrors: {
+        name: "Please enter your name.",
+        email: "Please enter your email address.",
+        subject: "Please enter a subject.",
+        message: "Please enter a message.",
+      },
+    });
+  });
+
+  it("keeps invisible characters that sit beside visible text", () => {
+    expect(validateContact({ ...VALID, name: "Zoë\u200d", message: "👩\u200d💻 here" }).ok).toBe(true);
+  });
+});
+
+describe("validateContact properties", () => {
+  const INVISIBLE = [
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "\u3164",
+    "\u115f",
+    "\u00ad",
+    "\u2060",
+    "\u2800",
+    " ",
+    "\u3000",
+  ];
+  const invisibleOnly = fc.string({ unit: fc.constantFrom(...INVISIBLE), maxLength: 20 });
+  const anyText = fc.string({ unit: "binary", maxLength: 120 });
+
+  it("a field of only invisible characters always reads as empty", () => {
+    fc.assert(
+      fc.property(invisibleOnly, fc.constantFrom(...CONTACT_FIELDS), (value, field) => {
+        const result = validateContact({ ...VALID, [field]: value });
+        expect(result.ok).toBe(false);
+        if (!result.ok) expect(Object.keys(result.fieldErrors)).toEqual([field]);
+      }),
+    );
+  });
+
+  it("whatever is accepted has no control character but tab and newline, and no line break in one-line fields", () => {
+    fc.assert(
+      fc.property(anyText, anyText, anyText, (name, subject, message) => {
+        const result = validateContact({ ...VALID, name, subject, message });
+        if (!result.ok) return;
+        for (const oneLine of [result.message.name, result.message.subject]) {
+          expect(oneLine).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+        }
+        expect(result.message.message).not.toMatch(/[^\P{Cc}\t\n]|[\u2028\u2029\r]/u);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("every refusal is one of the field's own messages", () => {
+    fc.assert(
+      fc.property(anyText, anyText, (name, message) => {
+        const result = validateContact({ ...VALID, name, message });
+        if (result.ok) return;
+        const { name: nameError = "Name ok.", message: messageError = "Message ok." } = result.fieldErrors;
+        expect(nameError).toMatch(/^(Please enter your name\.|Name .+\.)$/);
+        expect(messageError).toMatch(/^(Please enter a message\.|Message .+\.)$/);
+      }),
+    );
   });
 });
 

@@ -4,8 +4,8 @@ import { useEffect } from "react";
 import { buttonClass } from "~/components/ui/button";
 import { MoonIcon, SunIcon } from "~/components/ui/icons";
 import { Tooltip } from "~/components/ui/tooltip";
-import { currentDocumentTheme, SET_THEME_ACTION, THEME_STORAGE_KEY, type ThemeName } from "~/lib/theme";
 import type { loader as rootLoader } from "~/root";
+import { currentDocumentTheme, SET_THEME_ACTION, THEME_STORAGE_KEY, type ThemeName } from "./theme";
 
 function saveTheme(theme: ThemeName) {
   try {

@@ -1,0 +1,37 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { readFormPost } from "~/lib/form-post.server";
+import { safeRedirectPath } from "~/lib/safe-redirect";
+import { withSecurityHeaders } from "~/lib/security-headers.server";
+import { parseTheme, Theme, themeSession } from "./session.server";
+
+/**
+ * Stores the theme in the remix-themes cookie. remix-themes' own
+ * createThemeAction reads JSON, which a plain HTML form cannot send, so this
+ * action takes form data:
+ * - with JS the toggle posts `theme` and gets 204 (it already repainted);
+ * - without JS the form posts `redirectTo` (no theme: the server flips the
+ *   stored one) and is sent back to the page it came from.
+ */
+export async function setThemeAction({ request }: ActionFunctionArgs) {
+  // The form has two short fields; nothing bigger is read.
+  const post = await readFormPost(request, 1024);
+  if (!post.ok) {
+    const message = post.status === 415 ? "Expected a form post." : "Form too large.";
+    return withSecurityHeaders(new Response(message, { status: post.status }));
+  }
+  const { form } = post;
+  const session = await themeSession(request);
+  const stored = session.getTheme();
+  session.setTheme(parseTheme(form.get("theme")) ?? (stored === Theme.LIGHT ? Theme.DARK : Theme.LIGHT));
+  const headers = { "Set-Cookie": await session.commit() };
+  const redirectTo = form.get("redirectTo");
+  if (redirectTo === null) return withSecurityHeaders(new Response(null, { status: 204, headers }));
+  // 303: the browser comes back with a GET, whatever it posted.
+  return withSecurityHeaders(redirect(safeRedirectPath(redirectTo), { status: 303, headers }));
+}
+
+/** A GET (a typed URL, a crawler) has nothing to see here. */
+export function setThemeLoader() {
+  return withSecurityHeaders(redirect("/"));
+}

@@ -1,0 +1,46 @@
+// The theme cookie: a cookie session read and written through remix-themes'
+// session resolver, signed with SESSION_SECRET. The theme is not sensitive;
+// signing keeps the cookie to the two values this site writes.
+import { createCookieSessionStorage } from "@remix-run/node";
+import { createThemeSessionResolver, isTheme, Theme } from "remix-themes";
+import { config } from "~/config.server";
+import { cameOverHttps } from "~/lib/https.server";
+import type { ThemeName } from "./theme";
+
+function resolver(secure: boolean) {
+  return createThemeSessionResolver(
+    createCookieSessionStorage({
+      cookie: {
+        name: "theme",
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax",
+        secure,
+        maxAge: 60 * 60 * 24 * 365,
+        secrets: [config.sessionSecret],
+      },
+    }),
+  );
+}
+
+// remix-themes commits without per-call cookie options, so Secure is chosen by
+// picking the storage.
+const overHttps = resolver(true);
+const overHttp = resolver(false);
+
+/** The visitor's theme session: getTheme, setTheme, commit (a Set-Cookie value). */
+export function themeSession(request: Request) {
+  return (cameOverHttps(request) ? overHttps : overHttp)(request);
+}
+
+/** The stored theme, or null when the visitor never chose one (or the cookie is not ours). */
+export async function getStoredTheme(request: Request): Promise<ThemeName | null> {
+  return (await themeSession(request)).getTheme();
+}
+
+/** A theme from untrusted input (a form field), or null. */
+export function parseTheme(value: unknown): Theme | null {
+  return isTheme(value) ? value : null;
+}
+
+export { Theme };

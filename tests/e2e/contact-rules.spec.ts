@@ -1,0 +1,27 @@
+// The text rules of the shared schema in the browser (issue 9, finding 6): a
+// name of only a zero-width space is empty, a subject with U+2028 is not one
+// line; each field says so next to it and nothing is sent.
+import { expect, test, type Page } from "@playwright/test";
+import { fake, field, fillForm, marker, message, sendButton } from "../support/contact-e2e";
+import { gotoHydrated } from "../support/site";
+
+async function expectFieldError(page: Page, name: "name" | "subject", text: string) {
+  const box = field(page, name);
+  await expect(box).toHaveAttribute("aria-invalid", "true");
+  await expect(page.locator(`#${await box.getAttribute("aria-describedby")}`)).toHaveText(text);
+}
+
+test("invisible and multi-line text gets the field's message, and nothing is sent", async ({
+  page,
+}, info) => {
+  const mark = marker(info);
+  await gotoHydrated(page);
+  await page.waitForLoadState("networkidle");
+  // Both pass the browser's `required`; the schema refuses them.
+  await fillForm(page, { ...message(mark), name: "\u200b", subject: `Hello\u2028Bcc: ${mark}` });
+  await sendButton(page).click();
+
+  await expectFieldError(page, "name", "Please enter your name.");
+  await expectFieldError(page, "subject", "Subject must be a single line of text.");
+  expect(await fake().requests(mark)).toHaveLength(0);
+});
