@@ -2,7 +2,6 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { readFormPost } from "~/lib/form-post.server";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { withSecurityHeaders } from "~/lib/security-headers.server";
 import { parseTheme, Theme, themeSession } from "./session.server";
 
 /**
@@ -13,12 +12,16 @@ import { parseTheme, Theme, themeSession } from "./session.server";
  * - without JS the form posts `redirectTo` (no theme: the server flips the
  *   stored one) and is sent back to the page it came from.
  */
-export async function setThemeAction({ request }: ActionFunctionArgs) {
+export async function setThemeAction({ request, context }: ActionFunctionArgs) {
+  // A form on another site may not change a visitor's settings (server/request-checks.ts).
+  if (context.crossSite) {
+    return new Response("Refused: this form was sent from another site.", { status: 403 });
+  }
   // The form has two short fields; nothing bigger is read.
   const post = await readFormPost(request, 1024);
   if (!post.ok) {
     const message = post.status === 415 ? "Expected a form post." : "Form too large.";
-    return withSecurityHeaders(new Response(message, { status: post.status }));
+    return new Response(message, { status: post.status });
   }
   const { form } = post;
   const session = await themeSession(request);
@@ -26,12 +29,12 @@ export async function setThemeAction({ request }: ActionFunctionArgs) {
   session.setTheme(parseTheme(form.get("theme")) ?? (stored === Theme.LIGHT ? Theme.DARK : Theme.LIGHT));
   const headers = { "Set-Cookie": await session.commit() };
   const redirectTo = form.get("redirectTo");
-  if (redirectTo === null) return withSecurityHeaders(new Response(null, { status: 204, headers }));
+  if (redirectTo === null) return new Response(null, { status: 204, headers });
   // 303: the browser comes back with a GET, whatever it posted.
-  return withSecurityHeaders(redirect(safeRedirectPath(redirectTo), { status: 303, headers }));
+  return redirect(safeRedirectPath(redirectTo), { status: 303, headers });
 }
 
 /** A GET (a typed URL, a crawler) has nothing to see here. */
 export function setThemeLoader() {
-  return withSecurityHeaders(redirect("/"));
+  return redirect("/");
 }

@@ -151,6 +151,31 @@ describe("Origin and Host", () => {
   });
 });
 
+describe("the theme action", () => {
+  it("refuses a post from another site with 403 and a clear message, and sets no cookie", async () => {
+    const answer = await raw(
+      "POST",
+      "/action/set-theme",
+      formHeaders({ Host: "portfolio.example", Origin: "https://evil.example" }),
+      "theme=light&redirectTo=/",
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain("another site");
+    expect(answer.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("takes the same site's post", async () => {
+    const answer = await raw(
+      "POST",
+      "/action/set-theme",
+      formHeaders({ Host: "portfolio.example", Origin: "https://portfolio.example" }),
+      "theme=light&redirectTo=/",
+    );
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location).toBe("/");
+  });
+});
+
 describe("bodies", () => {
   it("a chunked body over 64 KiB gets its 413 answer, not a reset connection", async () => {
     const body = `message=${"a".repeat(70 * 1024)}`;
