@@ -141,6 +141,21 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     expect(readdirSync(join(image.dir, "outbox"))).toHaveLength(1);
   });
 
+  it("runs the outbox CLI (`node build/outbox.js`) with only the production dependencies", () => {
+    const result = spawnSync(NODE_BINARY, ["build/outbox.js", "list"], {
+      cwd: image.dir,
+      env: childEnv({ ...image.env }),
+      encoding: "utf8",
+      timeout: 10_000,
+      ...runAs,
+    });
+    expect(result.stderr).not.toMatch(/Cannot find|ERR_MODULE_NOT_FOUND/);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(
+      `0 undelivered message(s) in ${join(image.dir, "outbox", "undelivered")}`,
+    );
+  });
+
   it("passes its HEALTHCHECK while up, fails it once down, and exits 0 on SIGTERM", async () => {
     expect(healthcheck()).toBe(0);
     server.kill("SIGTERM");
