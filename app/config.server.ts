@@ -5,7 +5,7 @@ import path from "node:path";
 import * as z from "zod";
 import { parseBlocklist, type Blocklist } from "./contact/blocklist.server";
 
-export type MailConfig =
+export type MailConfig = (
   | {
       mode: "relay";
       apiUrl: string;
@@ -14,7 +14,11 @@ export type MailConfig =
       templateId: string;
       privateKey?: string;
     }
-  | { mode: "outbox"; dir: string };
+  | { mode: "outbox"; dir: string }
+) & {
+  /** Where messages the provider did not take are kept: `OUTBOX_DIR/undelivered`. */
+  undeliveredDir: string;
+};
 
 export type AppConfig = {
   mail: MailConfig;
@@ -117,6 +121,8 @@ export function loadConfig(
   const e = parsed.data;
 
   const missing = EMAILJS_IDS.filter((name) => !e[name]);
+  const outboxDir = path.resolve(e.OUTBOX_DIR ?? "./outbox");
+  const undeliveredDir = path.join(outboxDir, "undelivered");
   let mail: MailConfig;
   if (missing.length === 0) {
     mail = {
@@ -126,9 +132,10 @@ export function loadConfig(
       serviceId: e.EMAILJS_SERVICE_ID!,
       templateId: e.EMAILJS_TEMPLATE_ID!,
       ...(e.EMAILJS_PRIVATE_KEY ? { privateKey: e.EMAILJS_PRIVATE_KEY } : {}),
+      undeliveredDir,
     };
   } else if (missing.length === EMAILJS_IDS.length) {
-    mail = { mode: "outbox", dir: path.resolve(e.OUTBOX_DIR ?? "./outbox") };
+    mail = { mode: "outbox", dir: outboxDir, undeliveredDir };
     logger.info(
       `[contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${mail.dir}`,
     );

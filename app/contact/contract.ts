@@ -41,6 +41,8 @@ export type ContactFailureReason =
   | "upstream_rejected"
   | "upstream_error"
   | "upstream_unreachable"
+  /** The connection broke once the request may have been written. */
+  | "upstream_dropped"
   | "upstream_timeout"
   | "outbox_write_failed"
   /** Browser only: the action's answer never arrived or could not be read. */

@@ -104,7 +104,12 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
 
     const { name, email, subject, message } = validation.message;
     const sent = await transport({ name, from_email: email, subject, message, to_name: toName });
-    if (!sent.ok) return fail(sent.status, sent.reason, fields);
+    if (!sent.ok) {
+      // The input passed every check: a failure from here on is the provider's
+      // or ours, and must not lock the visitor (or everyone sharing a key) out.
+      await guards.refund(request);
+      return fail(sent.status, sent.reason, fields);
+    }
     return succeed(request);
   };
 }

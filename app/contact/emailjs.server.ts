@@ -1,6 +1,7 @@
 // A small client for EmailJS's REST API. It sends exactly the body that
-// @emailjs/browser 4.4.1's send() produces (DESIGN.md explains why not
-// @emailjs/nodejs) and uses Node's native fetch.
+// @emailjs/browser 4.4.1's send() produces and uses Node's native fetch.
+// It retries only what the provider cannot have received, so one message
+// never reaches the owner twice (docs/decisions/010).
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
 export const EMAILJS_SEND_PATH = "/api/v1.0/email/send";
@@ -44,21 +45,31 @@ export function buildSendBody(credentials: EmailJsCredentials, params: TemplateP
 export type RetryOptions = {
   /** Longest wait for one attempt, answer body included. */
   attemptTimeoutMs: number;
-  /** Wait before the first retry; doubles after each. */
+  /** Wait before the first retry after a failed connection; doubles after each. */
   initialBackoffMs: number;
+  /** The longest Retry-After of a 429 or 503 that is waited for; a longer one is final. */
+  maxRetryAfterMs: number;
+  maxAttempts: number;
   /** No attempt starts or runs past this, counted from the first. */
   deadlineMs: number;
 };
 
-// A visitor is waiting on the form: three attempts of up to 3 s with 1 s and
-// 2 s pauses fit inside 10 s.
+// A visitor is waiting on the form: three attempts of up to 3 s with pauses
+// of at most 2 s fit inside 10 s, under the server's 15 s drain bound.
 export const DEFAULT_RETRY: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,
+  maxRetryAfterMs: 2_000,
+  maxAttempts: 3,
   deadlineMs: 10_000,
 };
 
-export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "timeout";
+/**
+ * rejected: a 4xx (429 included) that was final; server_error: a 5xx;
+ * unreachable: no connection was made; dropped: the connection broke once the
+ * request may have been written; timeout: no full answer in time.
+ */
+export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
 
 export type SendResult = {
   /** 0 when no HTTP answer came back. */
@@ -66,9 +77,30 @@ export type SendResult = {
   text: string;
   attempts: number;
   durationMs: number;
-} & ({ ok: true } | { ok: false; failure: SendFailureKind });
+} & (
+  | { ok: true }
+  | {
+      ok: false;
+      failure: SendFailureKind;
+      /** The provider may have received the message (a timeout, a 5xx or a broken connection). */
+      uncertain: boolean;
+    }
+);
 
-type Attempt = { status: number; text: string } | { error: "unreachable" | "timeout" };
+type Attempt =
+  | { status: number; text: string; retryAfter: string | null }
+  | { error: "unreachable" | "dropped" | "timeout" };
+
+// Errors that happen before a connection exists, so before any byte of the
+// request was written: DNS and connect failures.
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
+
+function neverSent(cause: unknown): boolean {
+  // With several addresses for one host, Node reports each failed connect in an AggregateError.
+  if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every(neverSent);
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === "string" && NOT_SENT_CODES.has(code);
+}
 
 async function attempt(url: string, payload: string, timeoutMs: number): Promise<Attempt> {
   try {
@@ -79,21 +111,40 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
       signal: AbortSignal.timeout(timeoutMs),
       redirect: "error",
     });
-    return { status: response.status, text: await response.text() };
+    return {
+      status: response.status,
+      text: await response.text(),
+      retryAfter: response.headers.get("retry-after"),
+    };
   } catch (error) {
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
       return { error: "timeout" };
     }
-    // fetch reports connection failures (refused, reset, DNS) as a TypeError.
-    if (error instanceof TypeError) return { error: "unreachable" };
+    // fetch reports network failures as a TypeError with the cause. fetch
+    // cannot say whether a reset came before or after the body was written,
+    // so anything but a failed connect counts as possibly delivered.
+    if (error instanceof TypeError) return { error: neverSent(error.cause) ? "unreachable" : "dropped" };
     throw error;
   }
 }
 
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  // HTTP's date form only (Date.parse alone takes "-1" or "1.5" as dates).
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
 /**
- * POSTs `body` to `{apiUrl}/api/v1.0/email/send`. Any 2xx is success; a 4xx is
- * final; network errors, timeouts and 5xx are retried with a doubling backoff
- * until the deadline.
+ * POSTs `body` to `{apiUrl}/api/v1.0/email/send`. Any 2xx is success. Retried,
+ * while attempts and the deadline allow: a failed connect (after the backoff)
+ * and a 429 or 503 whose Retry-After is at most `maxRetryAfterMs`. Everything
+ * else is final at once: the other 4xx, the other 5xx, timeouts and broken
+ * connections, since the provider may already have sent the mail.
  */
 export async function sendEmail(
   apiUrl: string,
@@ -104,7 +155,7 @@ export async function sendEmail(
   const payload = JSON.stringify(body);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  let pause = options.initialBackoffMs;
+  let backoff = options.initialBackoffMs;
   let attempts = 0;
 
   for (;;) {
@@ -118,26 +169,37 @@ export async function sendEmail(
     );
     const durationMs = Math.round(elapsed());
 
+    let failure: SendFailureKind;
+    let pause: number | null = null;
     if ("status" in result) {
       if (result.status >= 200 && result.status < 300) {
-        return { ok: true, ...result, attempts, durationMs };
+        return { ok: true, status: result.status, text: result.text, attempts, durationMs };
       }
-      if (result.status < 500) {
-        return { ok: false, failure: "rejected", ...result, attempts, durationMs };
+      failure = result.status < 500 ? "rejected" : "server_error";
+      if (result.status === 429 || result.status === 503) {
+        const wait = parseRetryAfter(result.retryAfter);
+        if (wait !== null && wait <= options.maxRetryAfterMs) pause = wait;
+      }
+    } else {
+      failure = result.error;
+      if (failure === "unreachable") {
+        pause = backoff;
+        backoff *= 2;
       }
     }
-    const failure: SendFailureKind = "error" in result ? result.error : "server_error";
-    if (elapsed() + pause >= options.deadlineMs) {
+
+    if (pause === null || attempts >= options.maxAttempts || elapsed() + pause >= options.deadlineMs) {
       return {
         ok: false,
         failure,
+        uncertain: failure === "server_error" || failure === "dropped" || failure === "timeout",
         status: "status" in result ? result.status : 0,
         text: "status" in result ? result.text : "Network Error",
         attempts,
         durationMs,
       };
     }
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause *= 2;
+    const wait = pause;
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

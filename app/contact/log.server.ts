@@ -13,6 +13,14 @@ export type ContactEvent =
       upstreamStatus: number;
       attempts: number;
       durationMs: number;
+    }
+  | {
+      /** The relay failed and the message was kept in the undelivered folder (or could not be). */
+      outcome: "undelivered";
+      reason: ContactFailureReason;
+      uncertain: boolean;
+      /** new file, an identical message already there, folder full, or the write failed. */
+      stored: "new" | "existing" | "full" | "failed";
     };
 
 export type ContactLogger = (event: ContactEvent) => void;

@@ -11,13 +11,16 @@ export type OutboxEntry = {
   template_params: TemplateParams;
 };
 
+export function outboxEntry(params: TemplateParams): OutboxEntry {
+  return { lib_version: EMAILJS_LIB_VERSION, template_params: params };
+}
+
 /** Writes one message to `dir` and returns the file's path. */
 export async function writeToOutbox(dir: string, params: TemplateParams): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const entry: OutboxEntry = { lib_version: EMAILJS_LIB_VERSION, template_params: params };
   // Sortable by time, unique under concurrency.
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.json`);
   // Visitors' addresses are personal data: owner-only permissions.
-  await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  await writeFile(file, `${JSON.stringify(outboxEntry(params), null, 2)}\n`, { mode: 0o600, flag: "wx" });
   return file;
 }

@@ -1,5 +1,6 @@
 // Where an accepted message goes: the EmailJS relay, or the local outbox when
-// no account is configured. Both log what happened, without the message.
+// no account is configured. Both log what happened, without the message. A
+// message the relay could not deliver is kept in the undelivered folder.
 import type { MailConfig } from "~/config.server";
 import {
   buildSendBody,
@@ -10,6 +11,7 @@ import {
 } from "./emailjs.server";
 import type { ContactLogger } from "./log.server";
 import { writeToOutbox } from "./outbox.server";
+import { removeUndelivered, storeUndelivered } from "./undelivered.server";
 import type { ContactFailureReason } from "./contract";
 
 export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
@@ -21,6 +23,7 @@ const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureR
   rejected: { status: 502, reason: "upstream_rejected" },
   server_error: { status: 502, reason: "upstream_error" },
   unreachable: { status: 502, reason: "upstream_unreachable" },
+  dropped: { status: 502, reason: "upstream_dropped" },
   timeout: { status: 504, reason: "upstream_timeout" },
 };
 
@@ -47,6 +50,23 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
       attempts: result.attempts,
       durationMs: result.durationMs,
     });
-    return result.ok ? { ok: true } : { ok: false, ...FAILURE[result.failure] };
+    if (result.ok) {
+      // The owner has it now: an earlier failed copy of it is no longer waiting.
+      await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
+      return { ok: true };
+    }
+
+    const failure = FAILURE[result.failure];
+    const kept = { reason: failure.reason, uncertain: result.uncertain };
+    try {
+      const stored = await storeUndelivered(mail.undeliveredDir, params, {
+        ...kept,
+        upstreamStatus: result.status,
+      });
+      log({ outcome: "undelivered", ...kept, stored });
+    } catch {
+      log({ outcome: "undelivered", ...kept, stored: "failed" });
+    }
+    return { ok: false, ...failure };
   };
 }

@@ -152,12 +152,15 @@ test("a provider that never answers: the error toast within the deadline, and th
   const started = Date.now();
   await sendButton(page).click();
   await expect(toastText(page, FAILED.title)).toBeVisible({ timeout: 20_000 });
-  // The server gives up after 10 s; the rest is slack for a busy test machine.
+  // The server gives up within its 10 s deadline; the rest is slack for a busy test machine.
   expect(Date.now() - started).toBeLessThan(16_000);
   await expectFields(page, message(mark));
-  // Three attempts (1 s and 2 s apart) inside the 10 s deadline.
-  expect(await fake().requests(mark)).toHaveLength(3);
-  expect((await page.request.get("/healthz")).ok()).toBe(true);
+  // One attempt: the provider may have the message, so a timeout is not retried.
+  expect(await fake().requests(mark)).toHaveLength(1);
+  // The server keeps serving, and counts the message it kept.
+  const health = await page.request.get("/healthz");
+  expect(health.ok()).toBe(true);
+  expect((await health.json()).undelivered).toBeGreaterThan(0);
 });
 
 test("field errors come from the shared schema, next to the field, and nothing is sent", async ({

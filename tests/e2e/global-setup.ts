@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startEmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer } from "../support/app-server";
 import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "../support/emailjs-e2e";
@@ -10,10 +13,13 @@ import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "../support/emailjs-e2e";
  */
 export default async function globalSetup() {
   const fake = await startEmailJsFake();
+  // Messages the failure tests leave undelivered stay out of the working tree.
+  const outbox = mkdtempSync(join(tmpdir(), "e2e-outbox-"));
   const app = await startAppServer({
     env: {
       ...E2E_EMAILJS_IDS,
       EMAILJS_API_URL: fake.url,
+      OUTBOX_DIR: outbox,
       // The suite sends many messages from one address.
       CONTACT_RATE_LIMIT_MAX: "1000",
     },
@@ -23,5 +29,6 @@ export default async function globalSetup() {
   return async () => {
     await app.stop();
     await fake.close();
+    rmSync(outbox, { recursive: true, force: true });
   };
 }

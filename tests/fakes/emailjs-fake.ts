@@ -8,9 +8,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 export type FakeMode =
-  | { kind: "status"; status: number; body?: string; delayMs?: number }
+  | { kind: "status"; status: number; body?: string; delayMs?: number; headers?: Record<string, string> }
   /** Accepts the request and never answers. */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Reads the whole request, then closes the connection without an answer. */
+  | { kind: "drop" };
 
 export type RecordedRequest = {
   method: string;
@@ -99,9 +101,10 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
     const marked = [...byMarker].find(([match]) => rawBody.includes(match));
     const answer = marked?.[1] ?? pending.shift() ?? mode;
     if (answer.kind === "hang") return; // the socket stays open until close()
+    if (answer.kind === "drop") return void req.socket.destroy();
 
     const respond = () => {
-      res.writeHead(answer.status, { "Content-Type": "text/plain" });
+      res.writeHead(answer.status, { "Content-Type": "text/plain", ...answer.headers });
       res.end(answer.body ?? (answer.status < 300 ? "OK" : `Fake status ${answer.status}`));
     };
     if (!answer.delayMs) return respond();

@@ -27,7 +27,11 @@ describe("defaults", () => {
   it("no variables at all: outbox mode and the documented defaults, announced once", () => {
     const { config, lines } = load({});
     expect(config).toEqual({
-      mail: { mode: "outbox", dir: path.resolve("./outbox") },
+      mail: {
+        mode: "outbox",
+        dir: path.resolve("./outbox"),
+        undeliveredDir: path.resolve("./outbox/undelivered"),
+      },
       rateLimit: { max: 5, windowSeconds: 600 },
       blocklist: EMPTY_BLOCKLIST,
       blockHeadless: false,
@@ -50,6 +54,7 @@ describe("defaults", () => {
       publicKey: "pk_SECRET_1",
       serviceId: "svc_SECRET_2",
       templateId: "tpl_SECRET_3",
+      undeliveredDir: path.resolve("./outbox/undelivered"),
     });
     expect(lines).toEqual([]);
   });
@@ -63,7 +68,7 @@ describe("defaults", () => {
       CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60",
       CONTACT_BLOCKLIST: " Spam@Example.com ,,other@example.net ",
       CONTACT_BLOCK_HEADLESS: "TRUE",
-      OUTBOX_DIR: "/tmp/ignored-in-relay-mode",
+      OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
       PORT: "8080",
       SESSION_SECRET: SECRET,
@@ -76,6 +81,7 @@ describe("defaults", () => {
         serviceId: "svc_SECRET_2",
         templateId: "tpl_SECRET_3",
         privateKey: "priv_SECRET_4",
+        undeliveredDir: "/tmp/relay-keeps-undelivered-here/undelivered",
       },
       rateLimit: { max: 3, windowSeconds: 60 },
       blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },

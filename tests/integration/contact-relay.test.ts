@@ -1,12 +1,18 @@
-// How the action behaves when the provider misbehaves: final 4xx, retried
-// 5xx and network failures, timeouts, and the retry schedule itself.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, type RetryOptions } from "~/contact/emailjs.server";
+// How the action behaves when the provider misbehaves: what is retried (only
+// what cannot have been delivered), what the visitor gets, what is kept in
+// OUTBOX_DIR/undelivered, and that the visitor's quota is not used up.
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
+import { UNDELIVERED_LIMIT } from "~/contact/undelivered.server";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
 import {
   FAST_RETRY,
+  OWNER,
   VALID,
   expectFailure,
   expectRedirect,
@@ -15,23 +21,84 @@ import {
   setupAction,
 } from "../support/contact";
 
+const PRIVATE_KEY = "private_test_KEY_000";
+const TEMPLATE_PARAMS = {
+  name: VALID.name,
+  from_email: VALID.email,
+  subject: VALID.subject,
+  message: VALID.message,
+  to_name: OWNER,
+};
+
 let fake: EmailJsFake;
+let outbox: string;
 beforeAll(async () => {
   fake = await startEmailJsFake();
 });
 afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+beforeEach(async () => {
+  fake.reset();
+  outbox = await mkdtemp(path.join(tmpdir(), "relay-test-"));
+});
+afterEach(() => rm(outbox, { recursive: true, force: true }));
 
-describe("provider answers", () => {
-  it.each([400, 401, 403, 412, 422, 429])(
-    "a %i is final: 502, one attempt, the typed text kept",
+const undeliveredDir = () => path.join(outbox, "undelivered");
+
+/** The action against `apiUrl`, one message per client allowed, undelivered mail kept in this test's folder. */
+function relay(apiUrl = fake.url, retry: RetryOptions = FAST_RETRY) {
+  return setupAction(
+    relayEnv(apiUrl, { OUTBOX_DIR: outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1" }),
+    { retry },
+  );
+}
+
+/** Every file in the undelivered folder: name, permissions, raw text and parsed content. */
+async function stored() {
+  const names = await readdir(undeliveredDir()).catch(() => [] as string[]);
+  return Promise.all(
+    names.sort().map(async (name) => {
+      const file = path.join(undeliveredDir(), name);
+      const raw = await readFile(file, "utf8");
+      return { name, mode: (await stat(file)).mode & 0o777, raw, entry: JSON.parse(raw) as unknown };
+    }),
+  );
+}
+
+/** Exactly one kept message, with these flags, holding the body without ids or keys. */
+async function expectKept(flags: { reason: string; upstreamStatus: number; uncertain: boolean }) {
+  const files = await stored();
+  expect(files).toHaveLength(1);
+  const [file] = files;
+  expect(file!.name).toMatch(/^[0-9a-f]{32}\.json$/);
+  expect(file!.mode).toBe(0o600);
+  expect((await stat(undeliveredDir())).mode & 0o077).toBe(0);
+  expect(file!.entry).toEqual({
+    lib_version: "4.4.1",
+    template_params: TEMPLATE_PARAMS,
+    time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    ...flags,
+  });
+  expect(file!.raw).not.toMatch(/user_id|service_id|template_id|accessToken|pk_test|PRIVATE|KEY_000/);
+  return file!;
+}
+
+/** The quota was given back: the next message from the same client is not refused with 429. */
+async function expectQuotaUnused(run: (request: Request) => Promise<unknown>) {
+  fake.setMode({ kind: "status", status: 200 }, "quota-probe");
+  expectRedirect(await run(formRequest({ ...VALID, message: "quota-probe" })));
+}
+
+describe("final failures: one attempt, the visitor's error, the message kept", () => {
+  it.each([400, 401, 403, 412, 422])(
+    "a %i: 502 upstream_rejected, kept as certainly not delivered",
     async (status) => {
       fake.setMode({ kind: "status", status, body: "The Public Key is invalid" });
-      const { run, events } = setupAction(relayEnv(fake.url));
+      const { run, events } = relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.status).toBe(502);
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_rejected", fields: VALID });
       expect(fake.requests).toHaveLength(1);
+      await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
       expect(events).toEqual([
         { outcome: "accepted", transport: "relay" },
         {
@@ -41,109 +108,221 @@ describe("provider answers", () => {
           attempts: 1,
           durationMs: expect.any(Number),
         },
+        { outcome: "undelivered", reason: "upstream_rejected", uncertain: false, stored: "new" },
         { outcome: "refused", status: 502, reason: "upstream_rejected" },
       ]);
+      await expectQuotaUnused(run);
     },
   );
 
-  it("any 2xx is success", async () => {
-    fake.setMode({ kind: "status", status: 202, body: "" });
-    const { run } = setupAction(relayEnv(fake.url));
-    expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
+  it("a 429 without Retry-After is final and certain", async () => {
+    fake.setMode({ kind: "status", status: 429 });
+    const { run } = relay();
+    expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_rejected");
     expect(fake.requests).toHaveLength(1);
+    await expectKept({ reason: "upstream_rejected", upstreamStatus: 429, uncertain: false });
   });
 
-  it("5xx then success: retried, and the visitor sees success", async () => {
-    fake.queue({ kind: "status", status: 503 }, { kind: "status", status: 500 });
-    const { run, events } = setupAction(relayEnv(fake.url));
+  it.each([500, 502, 503])(
+    "a %i without Retry-After is final and uncertain: no second try",
+    async (status) => {
+      fake.setMode({ kind: "status", status });
+      const { run } = relay();
+      const failure = expectFailure(await run(formRequest(VALID)));
+      expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
+      expect(fake.requests).toHaveLength(1);
+      await expectKept({ reason: "upstream_error", upstreamStatus: status, uncertain: true });
+      await expectQuotaUnused(run);
+    },
+  );
+
+  it("a 503 whose Retry-After is over the bound is final", async () => {
+    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "3" } });
+    const { run } = relay();
+    expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
+    expect(fake.requests).toHaveLength(1);
+    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+  });
+
+  it("no answer in time: 504 after one attempt, kept as uncertain", async () => {
+    fake.setMode({ kind: "hang" });
+    const { run, events } = relay();
+    const failure = expectFailure(await run(formRequest(VALID)));
+    expect(failure.data).toEqual({ ok: false, status: 504, reason: "upstream_timeout", fields: VALID });
+    expect(fake.requests).toHaveLength(1);
+    expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 1 });
+    await expectKept({ reason: "upstream_timeout", upstreamStatus: 0, uncertain: true });
+    await expectQuotaUnused(run);
+  });
+
+  it("the connection dropped after the request was read: 502 after one attempt, uncertain", async () => {
+    fake.setMode({ kind: "drop" });
+    const { run } = relay();
+    const failure = expectFailure(await run(formRequest(VALID)));
+    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_dropped", fields: VALID });
+    expect(fake.requests).toHaveLength(1);
+    await expectKept({ reason: "upstream_dropped", upstreamStatus: 0, uncertain: true });
+    await expectQuotaUnused(run);
+  });
+});
+
+describe("retried: only what the provider cannot have received", () => {
+  it("connection refused: every attempt the policy allows, then kept as certainly not delivered", async () => {
+    const { run, events } = relay(`http://127.0.0.1:${await closedPort()}`);
+    const failure = expectFailure(await run(formRequest(VALID)));
+    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_unreachable", fields: VALID });
+    expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 3 });
+    await expectKept({ reason: "upstream_unreachable", upstreamStatus: 0, uncertain: false });
+    // Its one message per client was given back: the next one is tried, not refused with 429.
+    const next = expectFailure(await run(formRequest({ ...VALID, subject: "Next" })));
+    expect(next.data.reason).toBe("upstream_unreachable");
+  });
+
+  it("a 503 with Retry-After: 1 waits that second, then the message goes through once", async () => {
+    fake.queue({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
+    const { run, events } = relay(fake.url, { ...FAST_RETRY, deadlineMs: 3_000 });
+    expectRedirect(await run(formRequest(VALID)));
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(fake.requests[0]!.rawBody).toBe(fake.requests[1]!.rawBody);
+    expect(events[1]).toMatchObject({ outcome: "relayed", ok: true, upstreamStatus: 200, attempts: 2 });
+    expect(await stored()).toEqual([]);
+  });
+
+  it("a 429 with Retry-After: 0 is retried at once", async () => {
+    fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "0" } });
+    const { run } = relay();
+    expectRedirect(await run(formRequest(VALID)));
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("Retry-After that would pass the deadline is not waited for", async () => {
+    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
+    const { run } = relay(); // FAST_RETRY: 1 s deadline
+    expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
+    expect(fake.requests).toHaveLength(1);
+    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+  });
+
+  it("a provider that keeps asking to retry gets at most maxAttempts requests", async () => {
+    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "0" } });
+    const { run } = relay();
+    expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
+    expect(fake.requests).toHaveLength(FAST_RETRY.maxAttempts);
+    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+  });
+});
+
+describe("an identical re-post", () => {
+  it("stores nothing new, uses no quota, and once delivered removes the kept copy", async () => {
+    fake.setMode({ kind: "status", status: 500 });
+    const { run, events } = relay();
+    expectFailure(await run(formRequest(VALID)));
+    const first = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
+
+    // Same sender, subject and text: one file still, first time kept; and the
+    // one-message quota is still there, since the provider is tried again.
+    fake.setMode({ kind: "status", status: 400 });
+    expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
+    expect(fake.requests).toHaveLength(2);
+    const second = await expectKept({ reason: "upstream_rejected", upstreamStatus: 400, uncertain: true });
+    expect(second.name).toBe(first.name);
+    expect((second.entry as { time: string }).time).toBe((first.entry as { time: string }).time);
+    expect(events.filter((event) => event.outcome === "undelivered")).toEqual([
+      { outcome: "undelivered", reason: "upstream_error", uncertain: true, stored: "new" },
+      { outcome: "undelivered", reason: "upstream_rejected", uncertain: false, stored: "existing" },
+    ]);
+
+    // The provider is back: delivered once, the kept copy goes, and now the quota is used.
+    fake.setMode({ kind: "status", status: 200 });
     expectRedirect(await run(formRequest(VALID)));
     expect(fake.requests).toHaveLength(3);
-    // Every attempt sends the same body.
-    expect(new Set(fake.requests.map((request) => request.rawBody)).size).toBe(1);
-    expect(events[1]).toMatchObject({ outcome: "relayed", ok: true, upstreamStatus: 200, attempts: 3 });
+    expect(await stored()).toEqual([]);
+    const next = expectFailure(await run(formRequest({ ...VALID, subject: "Another" })));
+    expect(next.data.reason).toBe("rate_limited");
   });
 
-  it("5xx until the deadline: 502 after the attempts the schedule allows, waits doubling", async () => {
-    fake.setMode({ kind: "status", status: 503 });
-    const retry = { attemptTimeoutMs: 500, initialBackoffMs: 40, deadlineMs: 400 };
-    const { run, events } = setupAction(relayEnv(fake.url), { retry });
+  it("a different subject is a different message: a second file", async () => {
+    fake.setMode({ kind: "status", status: 500 });
+    const { run } = relay();
+    expectFailure(await run(formRequest(VALID)));
+    expectFailure(await run(formRequest({ ...VALID, subject: "Engines, again" })));
+    expect(await stored()).toHaveLength(2);
+  });
+});
+
+describe("the undelivered folder", () => {
+  it("full: the message is not kept, the visitor still gets the error, and the log says so", async () => {
+    const dir = undeliveredDir();
+    await mkdir(dir, { recursive: true });
+    await Promise.all(
+      Array.from({ length: UNDELIVERED_LIMIT }, (_, i) =>
+        writeFile(path.join(dir, `filler-${i}.json`), "{}"),
+      ),
+    );
+    fake.setMode({ kind: "status", status: 500 });
+    const { run, events } = relay();
+    expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
+    expect(await readdir(dir)).toHaveLength(UNDELIVERED_LIMIT);
+    expect(events).toContainEqual({
+      outcome: "undelivered",
+      reason: "upstream_error",
+      uncertain: true,
+      stored: "full",
+    });
+  });
+
+  it("cannot be written: the visitor still gets the provider's error, and the log says so", async () => {
+    await writeFile(path.join(outbox, "blocker"), "");
+    fake.setMode({ kind: "status", status: 500 });
+    const { run, events } = setupAction(relayEnv(fake.url, { OUTBOX_DIR: path.join(outbox, "blocker") }));
     const failure = expectFailure(await run(formRequest(VALID)));
-    expect(failure.status).toBe(502);
-    expect(failure.data.reason).toBe("upstream_error");
-    // Pauses of 40, 80, 160 ms fit before 400 ms on a quiet machine (4
-    // attempts); a busy one may fit one pause less. The next (320) never fits.
-    const attempts = fake.requests.length;
-    expect(attempts).toBeGreaterThanOrEqual(3);
-    expect(attempts).toBeLessThanOrEqual(4);
-    const gaps = fake.requests.slice(1).map((request, i) => request.at - fake.requests[i]!.at);
-    expect(gaps[0]).toBeGreaterThanOrEqual(35);
-    expect(gaps[1]).toBeGreaterThanOrEqual(75);
-    if (attempts === 4) expect(gaps[2]).toBeGreaterThanOrEqual(155);
-    expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 503, attempts });
+    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
+    expect(events).toContainEqual({
+      outcome: "undelivered",
+      reason: "upstream_error",
+      uncertain: true,
+      stored: "failed",
+    });
   });
+});
 
-  it("a provider that never answers: 504 within the deadline, every attempt bounded", async () => {
-    fake.setMode({ kind: "hang" });
-    const { run, events } = setupAction(relayEnv(fake.url));
-    const started = performance.now();
-    const failure = expectFailure(await run(formRequest(VALID)));
-    const took = performance.now() - started;
-    expect(failure.status).toBe(504);
-    expect(failure.data).toEqual({ ok: false, status: 504, reason: "upstream_timeout", fields: VALID });
-    expect(took).toBeLessThan(FAST_RETRY.deadlineMs + 500);
-    // 300 ms attempts with 20 and 40 ms pauses, the third cut at 1 s.
-    expect(fake.requests).toHaveLength(3);
-    expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 3 });
-  });
-
-  it("the last attempt is cut short by the deadline, not skipped", async () => {
-    fake.setMode({ kind: "hang" });
-    const retry = { attemptTimeoutMs: 300, initialBackoffMs: 50, deadlineMs: 500 };
-    const { run } = setupAction(relayEnv(fake.url), { retry });
-    const started = performance.now();
-    expect(expectFailure(await run(formRequest(VALID))).status).toBe(504);
-    expect(performance.now() - started).toBeLessThan(retry.deadlineMs + 400);
-    expect(fake.requests).toHaveLength(2);
+describe("successes", () => {
+  it("any 2xx is success, one attempt, nothing kept", async () => {
+    fake.setMode({ kind: "status", status: 202, body: "" });
+    const { run } = relay();
+    expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
+    expect(fake.requests).toHaveLength(1);
+    expect(await stored()).toEqual([]);
   });
 
   it("a slow answer inside the attempt timeout is still a success", async () => {
     fake.setMode({ kind: "status", status: 200, delayMs: 100 });
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = relay();
     expectRedirect(await run(formRequest(VALID)));
     expect(fake.requests).toHaveLength(1);
   });
+});
 
-  it("connection refused: 502 upstream_unreachable after retries", async () => {
-    const port = await closedPort();
-    const { run, events } = setupAction(relayEnv(`http://127.0.0.1:${port}`));
-    const failure = expectFailure(await run(formRequest(VALID)));
-    expect(failure.status).toBe(502);
-    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_unreachable", fields: VALID });
-    const relayed = events.find((event) => event.outcome === "relayed");
-    expect(relayed).toMatchObject({ ok: false, upstreamStatus: 0 });
-    expect((relayed as { attempts: number }).attempts).toBeGreaterThan(1);
+describe("Retry-After", () => {
+  it("reads delta-seconds and HTTP dates, and nothing else", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("2", now)).toBe(2_000);
+    expect(parseRetryAfter(" 0 ", now)).toBe(0);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:01 GMT", now)).toBe(1_000);
+    expect(parseRetryAfter("Wed, 31 Dec 2025 23:59:00 GMT", now)).toBe(0);
+    for (const value of [null, "", "soon", "-1", "1.5"]) expect(parseRetryAfter(value, now)).toBeNull();
   });
 });
 
-/**
- * The pauses before each retry when every attempt uses its whole timeout:
- * the worst case, which is also what the deadline must bound.
- */
-function worstCaseBackoffs(options: RetryOptions = DEFAULT_RETRY): number[] {
-  const pauses: number[] = [];
-  let elapsed = options.attemptTimeoutMs;
-  let pause = options.initialBackoffMs;
-  while (elapsed + pause < options.deadlineMs) {
-    pauses.push(pause);
-    elapsed += pause + options.attemptTimeoutMs;
-    pause *= 2;
-  }
-  return pauses;
-}
-
 describe("the real retry defaults", () => {
-  it("attempts of at most 3 s, pauses of 1 s then 2 s, all inside 10 s", () => {
-    expect(DEFAULT_RETRY).toEqual({ attemptTimeoutMs: 3_000, initialBackoffMs: 1_000, deadlineMs: 10_000 });
-    expect(worstCaseBackoffs()).toEqual([1_000, 2_000]);
+  it("at most 3 attempts of at most 3 s, Retry-After up to 2 s, all inside 10 s", () => {
+    expect(DEFAULT_RETRY).toEqual({
+      attemptTimeoutMs: 3_000,
+      initialBackoffMs: 1_000,
+      maxRetryAfterMs: 2_000,
+      maxAttempts: 3,
+      deadlineMs: 10_000,
+    });
   });
 });

@@ -118,7 +118,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
 
   it("answers the health route and the home page with its assets", async () => {
     const health = await fetch(`${url}/healthz`);
-    expect(await health.json()).toEqual({ status: "ok", mail: "outbox" });
+    expect(await health.json()).toEqual({ status: "ok", mail: "outbox", undelivered: 0 });
 
     const home = await fetch(url);
     expect(home.status).toBe(200);
@@ -139,6 +139,21 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     });
     expect(response.status).toBe(303);
     expect(readdirSync(join(image.dir, "outbox"))).toHaveLength(1);
+  });
+
+  it("runs the outbox CLI (`node build/outbox.js`) with only the production dependencies", () => {
+    const result = spawnSync(NODE_BINARY, ["build/outbox.js", "list"], {
+      cwd: image.dir,
+      env: childEnv({ ...image.env }),
+      encoding: "utf8",
+      timeout: 10_000,
+      ...runAs,
+    });
+    expect(result.stderr).not.toMatch(/Cannot find|ERR_MODULE_NOT_FOUND/);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(
+      `0 undelivered message(s) in ${join(image.dir, "outbox", "undelivered")}`,
+    );
   });
 
   it("passes its HEALTHCHECK while up, fails it once down, and exits 0 on SIGTERM", async () => {

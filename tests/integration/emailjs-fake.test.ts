@@ -54,3 +54,18 @@ it("a hanging answer never comes", async () => {
   );
   expect(outcome).toBe("TimeoutError");
 });
+
+it("sends the headers it is told to, and drops a connection once the request is read", async () => {
+  fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "1" } }, "marker-retry");
+  const busy = await send({ subject: "marker-retry" });
+  expect([busy.status, busy.headers.get("retry-after")]).toEqual([503, "1"]);
+
+  fake.setMode({ kind: "drop" }, "marker-drop");
+  const dropped = await send({ subject: "marker-drop" }).then(
+    (response) => `answered ${response.status}`,
+    (error: Error & { cause?: { code?: string } }) => error.cause?.code,
+  );
+  expect(dropped).toBe("UND_ERR_SOCKET");
+  // The dropped request arrived whole: the provider may have acted on it.
+  expect(fake.requests.at(-1)?.body).toEqual({ subject: "marker-drop" });
+});

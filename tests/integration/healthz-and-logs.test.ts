@@ -1,7 +1,7 @@
 // /healthz as deploys and the HEALTHCHECK use it, and what the production
 // server writes to its log: one line per request, one JSON line per contact
 // outcome, never a message body, an address or a key.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -10,20 +10,39 @@ import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
-const secrets = () => Object.values(relayEnv("")).filter(Boolean).concat(PRIVATE_KEY);
+const secrets = () =>
+  Object.entries(relayEnv(""))
+    .filter(([name, value]) => name.startsWith("EMAILJS_") && value)
+    .map(([, value]) => value)
+    .concat(PRIVATE_KEY);
 
 let fake: EmailJsFake;
 let relay: AppServer;
+const outboxDir = mkdtempSync(join(tmpdir(), "portfolio-health-relay-"));
 beforeAll(async () => {
   fake = await startEmailJsFake();
   relay = await startAppServer({
-    env: { ...relayEnv(fake.url), EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1000" },
+    env: {
+      ...relayEnv(fake.url, { OUTBOX_DIR: outboxDir }),
+      EMAILJS_PRIVATE_KEY: PRIVATE_KEY,
+      CONTACT_RATE_LIMIT_MAX: "1000",
+    },
   });
 }, 60_000);
 afterAll(async () => {
   await relay?.stop();
   await fake?.close();
+  rmSync(outboxDir, { recursive: true, force: true });
 });
+
+const post = (values: Record<string, string>) =>
+  fetch(`${relay.url}/_root.data?index`, {
+    method: "POST",
+    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+    body: formBody(values),
+  }).then((response) => response.text());
+
+const health = async () => (await fetch(`${relay.url}/healthz`)).json();
 beforeEach(() => fake.reset());
 
 describe("/healthz", () => {
@@ -33,7 +52,7 @@ describe("/healthz", () => {
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(response.headers.get("Cache-Control")).toBe("no-store");
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay" });
+    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", undelivered: 0 });
     for (const secret of secrets()) expect(text).not.toContain(secret);
   });
 
@@ -43,12 +62,31 @@ describe("/healthz", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("counts the undelivered messages: one per distinct message, none once it went through", async () => {
+    fake.setMode({ kind: "status", status: 500 });
+    await post({ ...VALID, subject: "health-count" });
+    await post({ ...VALID, subject: "health-count" });
+    expect(await health()).toMatchObject({ undelivered: 1 });
+    await post({ ...VALID, subject: "health-count 2" });
+    expect(await health()).toMatchObject({ undelivered: 2 });
+
+    fake.setMode({ kind: "status", status: 200 });
+    await post({ ...VALID, subject: "health-count" });
+    await post({ ...VALID, subject: "health-count 2" });
+    expect(await health()).toMatchObject({ undelivered: 0 });
+    expect(fake.requests).toHaveLength(5);
+  });
+
   it("names the outbox mode when no EmailJS ids are set", async () => {
     const outbox = await startAppServer({
       env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) },
     });
     try {
-      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({ status: "ok", mail: "outbox" });
+      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({
+        status: "ok",
+        mail: "outbox",
+        undelivered: 0,
+      });
     } finally {
       await outbox.stop();
     }
@@ -84,14 +122,8 @@ describe("logs", () => {
 
   it("has one JSON line per contact outcome, without bodies, addresses or keys", async () => {
     const from = relay.output().length;
-    const send = (values: Record<string, string>) =>
-      fetch(`${relay.url}/_root.data?index`, {
-        method: "POST",
-        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-        body: formBody(values),
-      }).then((response) => response.text());
-    await send(VALID);
-    await send({ ...VALID, email: "someone-else@example.org", message: "" });
+    await post(VALID);
+    await post({ ...VALID, email: "someone-else@example.org", message: "" });
     const lines = await linesAfter(from, /"event":"contact"/, 3);
     const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events).toEqual([

@@ -1,5 +1,8 @@
 // Shared by the contact tests: real Requests as a browser would send them, a
 // configuration built the way the server builds it, and a collecting logger.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { loadConfig, type AppConfig } from "~/config.server";
 import { createContactAction, type ContactActionOptions } from "~/contact/create-action.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
@@ -16,7 +19,13 @@ export const VALID = {
 } as const;
 
 /** Fast enough for tests, same shape as the defaults. */
-export const FAST_RETRY: RetryOptions = { attemptTimeoutMs: 300, initialBackoffMs: 20, deadlineMs: 1_000 };
+export const FAST_RETRY: RetryOptions = {
+  attemptTimeoutMs: 300,
+  initialBackoffMs: 20,
+  maxRetryAfterMs: 2_000,
+  maxAttempts: 3,
+  deadlineMs: 1_000,
+};
 
 export const BROWSER_HEADERS = {
   "User-Agent":
@@ -30,12 +39,25 @@ export function testConfig(env: Record<string, string | undefined>): AppConfig {
   return loadConfig(env, silentConfigLogger);
 }
 
+let scratch: string | undefined;
+/** One folder per test process for undelivered messages nobody looks at, removed when it exits. */
+function scratchOutbox(): string {
+  if (!scratch) {
+    const dir = mkdtempSync(path.join(tmpdir(), "contact-tests-outbox-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    scratch = dir;
+  }
+  return scratch;
+}
+
+/** Relay mode against `apiUrl`; undelivered messages go to a scratch folder unless `extra` sets OUTBOX_DIR. */
 export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     EMAILJS_PUBLIC_KEY: "pk_test_PUBLIC_123",
     EMAILJS_SERVICE_ID: "service_test_456",
     EMAILJS_TEMPLATE_ID: "template_test_789",
     EMAILJS_API_URL: apiUrl,
+    OUTBOX_DIR: scratchOutbox(),
     ...extra,
   };
 }

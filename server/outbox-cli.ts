@@ -1,0 +1,69 @@
+// `npm run outbox -- list|resend` (in the container: `node build/outbox.js
+// list|resend`): shows the messages the relay could not deliver and sends them
+// again through the same transport the form uses. Bundled by esbuild into
+// build/outbox.js, so it runs where only production dependencies exist.
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import type { ContactEvent } from "~/contact/log.server";
+import { createTransport } from "~/contact/transport.server";
+import { listUndelivered, type UndeliveredEntry } from "~/contact/undelivered.server";
+
+const USAGE = "usage: npm run outbox -- list|resend  (in the container: node build/outbox.js list|resend)";
+
+function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
+  const { name, from_email, subject } = entry.template_params;
+  const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
+  const doubt = entry.uncertain ? ", may have been delivered" : "";
+  return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt})  ${path.basename(file)}`;
+}
+
+async function main(command: string | undefined): Promise<number> {
+  if (command !== "list" && command !== "resend") {
+    console.error(USAGE);
+    return 2;
+  }
+  // Imported here so a bad environment is reported as a message, not a stack trace.
+  const { config } = await import("~/config.server");
+  const dir = config.mail.undeliveredDir;
+  const waiting = await listUndelivered(dir);
+
+  if (command === "list") {
+    for (const item of waiting) console.log(describe(item));
+    console.log(`${waiting.length} undelivered message(s) in ${dir}`);
+    return 0;
+  }
+
+  if (config.mail.mode !== "relay") {
+    console.error(
+      "resend needs the EmailJS ids (EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID).",
+    );
+    return 2;
+  }
+  let events: ContactEvent[] = [];
+  const transport = createTransport(config.mail, (event) => events.push(event));
+  let kept = 0;
+  for (const item of waiting) {
+    events = [];
+    const result = await transport(item.entry.template_params);
+    const relayed = events.find((event) => event.outcome === "relayed");
+    const attempts = relayed ? `, ${relayed.attempts} attempt(s)` : "";
+    if (result.ok) {
+      // The transport removed the file named by the message's hash: this one, unless it was renamed.
+      await rm(item.file, { force: true });
+      console.log(`sent  ${describe(item)}${attempts}`);
+    } else {
+      kept += 1;
+      console.log(`kept  ${describe(item)}: ${result.reason}${attempts}`);
+    }
+  }
+  console.log(`${waiting.length - kept} sent, ${kept} still undelivered in ${dir}`);
+  return kept === 0 ? 0 : 1;
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+    process.exit(1);
+  },
+);

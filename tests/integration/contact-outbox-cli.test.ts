@@ -1,0 +1,144 @@
+// `npm run outbox -- list|resend` for real: the bundled build/outbox.js run as
+// its own process with the server's environment, against the fake provider.
+// Needs `npm run build` first.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { ROOT } from "../support/app-server";
+import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
+
+const CLI = path.join(ROOT, "build/outbox.js");
+const PRIVATE_KEY = "private_cli_KEY_111";
+
+let fake: EmailJsFake;
+let outbox: string;
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error("No build/outbox.js: run `npm run build` first.");
+  fake = await startEmailJsFake();
+});
+afterAll(() => fake.close());
+beforeEach(async () => {
+  fake.reset();
+  outbox = await mkdtemp(path.join(tmpdir(), "outbox-cli-test-"));
+});
+afterEach(() => rm(outbox, { recursive: true, force: true }));
+
+const env = () => relayEnv(fake.url, { OUTBOX_DIR: outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY });
+
+function cli(args: string[], childEnv: Record<string, string> = env()) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      // As in the container: production, and only the variables given.
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...childEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const MESSAGES = [
+  { ...VALID, subject: "First" },
+  { ...VALID, subject: "Second", email: "grace@example.org", name: "Grace Hopper" },
+  { ...VALID, subject: "Third" },
+];
+
+/** Three messages the provider failed on, kept by the form's own action. */
+async function leaveUndelivered() {
+  fake.setMode({ kind: "status", status: 500 });
+  fake.setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, "Third");
+  const { run } = setupAction(env());
+  for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
+  fake.reset();
+  expect(await readdir(path.join(outbox, "undelivered"))).toHaveLength(3);
+}
+
+it("list shows each undelivered message's time, sender, subject and reason, never its text", async () => {
+  await leaveUndelivered();
+  const { code, stdout } = await cli(["list"]);
+  expect(code).toBe(0);
+  const lines = stdout.trim().split("\n");
+  expect(lines).toHaveLength(4);
+  const entries = lines.slice(0, 3);
+  const line = (subject: string) => entries.find((entry) => entry.includes(`"${subject}"`));
+  expect(line("First")).toMatch(
+    /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}Ada Lovelace <ada@example\.com> {2}"First" {2}\(upstream_error 500, may have been delivered\) {2}[0-9a-f]{32}\.json$/,
+  );
+  expect(line("Second")).toContain(`Grace Hopper <grace@example.org>  "Second"  (upstream_error 500, may`);
+  expect(line("Third")).toContain(`"Third"  (upstream_rejected 400)  `);
+  // Oldest first.
+  const times = entries.map((entry) => entry.split(" ")[0]!);
+  expect(times).toEqual([...times].sort());
+  expect(lines[3]).toBe(`3 undelivered message(s) in ${path.join(outbox, "undelivered")}`);
+  expect(stdout).not.toContain(VALID.message);
+  expect(fake.requests).toHaveLength(0);
+});
+
+it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the folder", async () => {
+  await leaveUndelivered();
+  const dir = path.join(outbox, "undelivered");
+
+  fake.setMode({ kind: "status", status: 503 });
+  const failing = await cli(["resend"]);
+  expect(failing.code).toBe(1);
+  expect(failing.stdout).toMatch(/0 sent, 3 still undelivered/);
+  expect(await readdir(dir)).toHaveLength(3);
+  // A 503 without Retry-After is final: one request per message.
+  expect(fake.requests).toHaveLength(3);
+
+  fake.reset();
+  const back = await cli(["resend"]);
+  expect(back.code).toBe(0);
+  expect(back.stdout).toMatch(/3 sent, 0 still undelivered/);
+  expect(await readdir(dir)).toEqual([]);
+  // Exactly the relay's body, ids and key included, once per message.
+  const bySubject = (body: unknown) =>
+    (body as { template_params: { subject: string } }).template_params.subject;
+  const sent = fake.requests.map((request) => request.body);
+  expect(sent.sort((a, b) => bySubject(a).localeCompare(bySubject(b)))).toEqual(
+    MESSAGES.map((message) => ({
+      lib_version: "4.4.1",
+      user_id: "pk_test_PUBLIC_123",
+      service_id: "service_test_456",
+      template_id: "template_test_789",
+      template_params: {
+        name: message.name,
+        from_email: message.email,
+        subject: message.subject,
+        message: message.message,
+        to_name: OWNER,
+      },
+      accessToken: PRIVATE_KEY,
+    })),
+  );
+
+  const again = await cli(["resend"]);
+  expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(/0 sent, 0 still undelivered/);
+  expect(fake.requests).toHaveLength(3);
+});
+
+it("resend without EmailJS ids refuses with a clear message; a wrong command shows the usage", async () => {
+  const outboxMode = await cli(["resend"], { OUTBOX_DIR: outbox });
+  expect(outboxMode.code).toBe(2);
+  expect(outboxMode.stderr).toContain("resend needs the EmailJS ids");
+
+  const wrong = await cli(["send-all"]);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain("usage: npm run outbox -- list|resend");
+});
+
+it("a bad environment is one clear line, not a stack trace", async () => {
+  const { code, stderr } = await cli(["list"], { ...env(), PORT: "not-a-port" });
+  expect(code).toBe(1);
+  expect(stderr.trim()).toBe("ConfigError: Invalid environment: PORT must be a whole number");
+});
