@@ -4,13 +4,13 @@ import {
   Links,
   Meta,
   Outlet,
-  Scripts,
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
+import { DeferredScripts } from "~/lib/deferred-scripts";
 import { useNonce } from "~/lib/nonce";
 import { THEME_STORAGE_KEY } from "~/lib/theme";
 import { getStoredTheme } from "~/theme.server";
@@ -63,7 +63,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body className="min-h-screen">
         {children}
-        <Scripts nonce={nonce} />
+        <DeferredScripts nonce={nonce} />
       </body>
     </html>
   );
