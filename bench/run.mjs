@@ -392,6 +392,9 @@ function render(r) {
   const timings = (x) =>
     `FCP ${ms(x.fcpMs)}, LCP ${ms(x.lcpMs)}, TBT ${ms(x.tbtMs)}, CLS ${x.cls?.toFixed(3)}`;
   const failingAudits = (l) => [...new Set(l.perRun.flatMap((run) => run.failingAudits))].join(", ");
+  for (const [page, l] of Object.entries(lh ?? {})) {
+    if (l.warnings.length) row(`Lighthouse ${page}`, "warnings", l.warnings.join("; "));
+  }
   if (lh?.mobile) {
     const { mobile: l, floor } = lh;
     const x = l.median;

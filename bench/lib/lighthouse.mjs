@@ -34,14 +34,21 @@ function extract(lhr) {
  */
 export async function lighthouseInterleaved(urls, preset, runs) {
   const perPage = Object.fromEntries(Object.keys(urls).map((name) => [name, []]));
-  const warnings = new Set();
+  const warnings = Object.fromEntries(Object.keys(urls).map((name) => [name, new Set()]));
   let version = null;
   for (let i = 0; i < runs; i++) {
     for (const [name, url] of Object.entries(urls)) {
-      const run = await lighthouseRun(url, preset);
-      version = run.version;
-      for (const w of run.warnings) warnings.add(w);
-      if (run.result) perPage[name].push(run.result);
+      // A run Lighthouse itself gives up on (NO_NAVSTART and the like, on a
+      // busy machine) is tried again, twice at most; its warning is kept.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const run = await lighthouseRun(url, preset);
+        version = run.version;
+        for (const w of run.warnings) warnings[name].add(w);
+        if (run.result) {
+          perPage[name].push(run.result);
+          break;
+        }
+      }
     }
   }
   return Object.fromEntries(
@@ -56,7 +63,7 @@ export async function lighthouseInterleaved(urls, preset, runs) {
           runs: perRun.length,
           median: figures,
           perRun,
-          warnings: [...warnings],
+          warnings: [...warnings[name]],
         },
       ];
     }),
