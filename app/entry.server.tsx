@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import { randomBytes } from "node:crypto";
 import type { AppLoadContext, EntryContext, HandleDataRequestFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
@@ -10,6 +9,7 @@ import { NonceProvider } from "~/lib/nonce";
 import { applyPageCaching } from "~/lib/page-cache.server";
 import { config } from "~/config.server";
 import { contentSecurityPolicy } from "~/lib/security-headers.server";
+import { endTagsLast } from "~/lib/end-tags-last.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -46,7 +46,7 @@ export default function handleRequest(
         nonce,
         [readyEvent]() {
           shellRendered = true;
-          const body = new PassThrough();
+          const body = endTagsLast();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           resolve(
             cache.keep(

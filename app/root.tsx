@@ -4,13 +4,13 @@ import {
   Links,
   Meta,
   Outlet,
-  Scripts,
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
+import { DeferredScripts } from "~/lib/deferred-scripts";
 import { useNonce } from "~/lib/nonce";
 import { getStoredTheme } from "~/theme/session.server";
 import { StoredThemeScript } from "~/theme/stored-theme-script";
@@ -53,7 +53,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body className="min-h-screen">
         {children}
-        <Scripts nonce={nonce} />
+        <DeferredScripts nonce={nonce} />
       </body>
     </html>
   );

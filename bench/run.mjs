@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // npm run bench: the production build measured on this machine, one table.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium } from "@playwright/test";
 import { CHROME_FLAGS, CHROME_PATH, median } from "./lib/common.mjs";
 import { measureFirstLoad } from "./lib/first-load.mjs";
-import { lighthouseMedian } from "./lib/lighthouse.mjs";
+import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
 import { load } from "./lib/load.mjs";
 import { importTs, ROOT } from "./lib/ts.mjs";
 
@@ -18,12 +18,14 @@ const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (build/server.js, as npm start) with the EmailJS
-fake as its provider, and a minimal static server with the same HTML, all on
-127.0.0.1. Then measures, one after the other:
+fake as its provider, and a minimal static server with the same HTML, and
+the floor: that HTML with every script and module preload stripped, with its
+stylesheet, all on 127.0.0.1. Then measures, one after the other:
   weight      first load of / in Chromium, cold cache: requests, wire and
               decoded bytes by type, JS on and off; and the gzip-only load
               the byte-budget test asserts
-  lighthouse  mobile and desktop presets, median of --runs (default 3)
+  lighthouse  mobile: the app's / and the floor, interleaved, median of --runs
+              (default 5) each; desktop: the app's /, median of --runs
   load        autocannon, --connections (50) for --duration s (10) after 2 s
               of warm-up: / and a static asset from the app, / from the
               static server; browser headers (Accept-Encoding br, gzip)
@@ -58,7 +60,7 @@ const MESSAGE = {
 };
 
 function parseArgs(argv) {
-  const o = { runs: 3, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
+  const o = { runs: 5, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -84,6 +86,14 @@ function parseArgs(argv) {
 function fail(message) {
   console.error(`${message}\n\n${HELP}`);
   process.exit(2);
+}
+
+/** The page with no JavaScript: no script (JSON-LD data stays), no module preload, no empty <noscript>. */
+function withoutScripts(html) {
+  return html
+    .replace(/<script\b(?![^>]*application\/ld\+json)[^>]*>[\s\S]*?<\/script>/g, "")
+    .replace(/<link rel="modulepreload"[^>]*>/g, "")
+    .replace(/<noscript><\/noscript>/g, "");
 }
 
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
@@ -205,6 +215,10 @@ async function main() {
     const staticDir = mkdtempSync(path.join(os.tmpdir(), "bench-static-"));
     cleanups.push(() => rmSync(staticDir, { recursive: true, force: true }));
     writeFileSync(path.join(staticDir, "index.html"), html);
+    // The floor: what the first paint would cost with no JavaScript at all.
+    writeFileSync(path.join(staticDir, "floor.html"), withoutScripts(html));
+    cpSync(path.join(ROOT, "build/client/assets"), path.join(staticDir, "assets"), { recursive: true });
+    cpSync(path.join(ROOT, "public"), staticDir, { recursive: true });
     const stat = await startChild("bench/serve-static.mjs", [staticDir], /listening (\S+)/);
     cleanups.push(() => stat.child.kill("SIGTERM"));
     const staticUrl = stat.match[1];
@@ -232,11 +246,15 @@ async function main() {
 
     if (!o.skip.has("lighthouse")) {
       await waitIdle(o.idle);
-      results.lighthouse = {};
-      for (const preset of ["mobile", "desktop"]) {
-        log(`Lighthouse ${preset}, ${o.runs} run(s)`);
-        results.lighthouse[preset] = await lighthouseMedian(`${app.url}/`, preset, o.runs);
-      }
+      log(`Lighthouse mobile, the app and the floor interleaved, ${o.runs} run(s) each`);
+      const mobile = await lighthouseInterleaved(
+        { app: `${app.url}/`, floor: `${staticUrl}/floor.html` },
+        "mobile",
+        o.runs,
+      );
+      log(`Lighthouse desktop, ${o.runs} run(s)`);
+      const desktop = await lighthouseInterleaved({ app: `${app.url}/` }, "desktop", o.runs);
+      results.lighthouse = { mobile: mobile.app, floor: mobile.floor, desktop: desktop.app };
     }
 
     if (!o.skip.has("load")) {
@@ -367,28 +385,54 @@ function render(r) {
     );
   }
 
-  for (const preset of ["mobile", "desktop"]) {
-    const l = r.lighthouse?.[preset];
-    if (!l) continue;
+  const lh = r.lighthouse;
+  const every = (l, ok) => l.perRun.length > 0 && l.perRun.every(ok);
+  const hundreds = (x) => [x.performance, x.accessibility, x.bestPractices, x.seo].every((s) => s === 100);
+  const scoresPerRun = (l) =>
+    l.perRun.map((x) => [x.performance, x.accessibility, x.bestPractices, x.seo].join("/")).join(", ");
+  const timings = (x) =>
+    `FCP ${ms(x.fcpMs)}, LCP ${ms(x.lcpMs)}, TBT ${ms(x.tbtMs)}, CLS ${x.cls?.toFixed(3)}`;
+  const failingAudits = (l) => [...new Set(l.perRun.flatMap((run) => run.failingAudits))].join(", ");
+  for (const [page, l] of Object.entries(lh ?? {})) {
+    if (l.warnings.length) row(`Lighthouse ${page}`, "warnings", l.warnings.join("; "));
+  }
+  if (lh?.mobile) {
+    const { mobile: l, floor } = lh;
     const x = l.median;
-    const section = `Lighthouse ${preset} (median of ${l.runs})`;
-    const scores = [x.performance, x.accessibility, x.bestPractices, x.seo];
+    const section = `Lighthouse mobile (median of ${l.runs})`;
     row(
       section,
-      "perf / a11y / best practices / SEO",
-      scores.join(" / "),
-      "100s",
-      scores.every((s) => s === 100),
+      "app: perf / a11y / BP / SEO, every run",
+      scoresPerRun(l),
+      "100 ×4, every run",
+      every(l, hundreds),
     );
+    row(section, "app: FCP, LCP, TBT, CLS", timings(x));
+    row(section, "app: LCP", ms(x.lcpMs), "≤ 1000 ms", x.lcpMs <= 1000);
+    row(section, "app: TBT", ms(x.tbtMs), "≤ 50 ms", x.tbtMs <= 50);
+    row(section, "app: CLS", x.cls?.toFixed(3), "0", x.cls === 0);
+    if (floor?.runs) {
+      const f = floor.median;
+      row(section, "floor (same HTML, scripts stripped, static server): FCP, LCP, TBT, CLS", timings(f));
+      row(section, "floor: perf, every run", floor.perRun.map((run) => run.performance).join(", "));
+      const ratio = x.lcpMs / f.lcpMs;
+      row(section, "app LCP ÷ floor LCP", ratio.toFixed(2), "≤ 1.10", ratio <= 1.1);
+      row(section, "app FCP ÷ floor FCP", (x.fcpMs / f.fcpMs).toFixed(2));
+    }
+    if (failingAudits(l)) row(section, "app: audits below 100 in some run", failingAudits(l));
+  }
+  if (lh?.desktop) {
+    const l = lh.desktop;
+    const section = `Lighthouse desktop (median of ${l.runs})`;
     row(
       section,
-      "LCP / TBT / CLS",
-      `${ms(x.lcpMs)} / ${ms(x.tbtMs)} / ${x.cls?.toFixed(3)}`,
-      preset === "mobile" ? "≤ 1200 ms / ≤ 100 ms / 0" : "",
-      preset === "mobile" ? x.lcpMs <= 1200 && x.tbtMs <= 100 && x.cls === 0 : null,
+      "perf / a11y / BP / SEO, every run",
+      scoresPerRun(l),
+      "100 ×4, every run",
+      every(l, hundreds),
     );
-    const failing = [...new Set(l.perRun.flatMap((run) => run.failingAudits))];
-    if (failing.length) row(section, "audits below 100 in some run", failing.join(", "));
+    row(section, "FCP, LCP, TBT, CLS", timings(l.median));
+    if (failingAudits(l)) row(section, "audits below 100 in some run", failingAudits(l));
   }
 
   if (r.load) {

@@ -9,8 +9,11 @@ import type { EntryContext } from "@remix-run/node";
  * the cost of a page view (README, "Performance").
  *
  * Only plain GET documents are kept: status 200, no action data, no errors,
- * no Set-Cookie, loader data that is plain JSON. At most MAX_PAGES are kept,
- * the oldest dropped first, so query strings cannot grow the cache.
+ * no Set-Cookie, loader data that is plain JSON. The key is the path and the
+ * loader data, not the query string: no component reads the query, so a
+ * page that needs a query parameter gets it through its loader's data, and
+ * random query strings neither cause renders nor add pages. At most
+ * MAX_PAGES are kept, the oldest dropped first.
  *
  * Pages are also kept gzipped, so a response costs a CRC instead of a
  * compression: each piece between two nonces is compressed on its own and
@@ -136,9 +139,8 @@ function cacheKey(request: Request, status: number, headers: Headers, context: E
   const { actionData, errors, loaderData } = context.staticHandlerContext;
   if (request.method !== "GET" || status !== 200 || actionData || errors || headers.has("Set-Cookie"))
     return null;
-  const url = new URL(request.url);
   const data = plainJson(loaderData);
-  return data === null ? null : `${url.pathname}${url.search}\n${data}`;
+  return data === null ? null : `${new URL(request.url).pathname}\n${data}`;
 }
 
 /** The loader data as JSON, or null when JSON would not tell two values apart (promises, dates, maps...). */

@@ -31,7 +31,20 @@ export async function setThemeAction({ request, context }: ActionFunctionArgs) {
   const redirectTo = form.get("redirectTo");
   if (redirectTo === null) return new Response(null, { status: 204, headers });
   // 303: the browser comes back with a GET, whatever it posted.
-  return redirect(safeRedirectPath(redirectTo), { status: 303, headers });
+  const back = withRefererQuery(redirectTo, request.headers.get("Referer"));
+  return redirect(safeRedirectPath(back), { status: 303, headers });
+}
+
+/**
+ * The page posts its path only: it never reads its query string, so the page
+ * cache serves one copy for every query (html-cache.server.ts). The query
+ * comes back from the Referer when that names the same path; only its path
+ * and query are used, so the redirect stays on this site.
+ */
+function withRefererQuery(path: FormDataEntryValue, referer: string | null) {
+  if (typeof path !== "string" || !referer || !URL.canParse(referer)) return path;
+  const from = new URL(referer);
+  return from.pathname === path ? from.pathname + from.search : path;
 }
 
 /** A GET (a typed URL, a crawler) has nothing to see here. */

@@ -33,7 +33,9 @@ function storedTheme() {
  * to guess the theme of a visitor who has only a localStorage value.
  */
 export function ThemeToggle() {
-  const { pathname, search } = useLocation();
+  // The path alone: the page must not read the query string, so that the
+  // page cache can serve one copy for every query (html-cache.server.ts).
+  const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
 
   useEffect(() => {
@@ -59,7 +61,7 @@ export function ThemeToggle() {
 
   return (
     <form method="post" action={SET_THEME_ACTION} onSubmit={toggle}>
-      <input type="hidden" name="redirectTo" value={pathname + search} />
+      <input type="hidden" name="redirectTo" value={pathname} />
       <Tooltip content={label}>
         <button type="submit" className={buttonClass("ghost", "icon")}>
           <SunIcon data-icon="sun" className="hidden dark:block" />

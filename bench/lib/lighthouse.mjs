@@ -1,4 +1,4 @@
-// Lighthouse medians for one URL and preset, each run in a fresh headless
+// Lighthouse medians for pages and a preset, each run in a fresh headless
 // Chromium (adapted from the team's shared perf tools).
 import os from "node:os";
 import * as chromeLauncher from "chrome-launcher";
@@ -25,58 +25,87 @@ function extract(lhr) {
   };
 }
 
-/** Median of `runs` Lighthouse runs (simulated throttling, Lighthouse's defaults for the preset). */
-export async function lighthouseMedian(url, preset, runs) {
-  const perRun = [];
-  const warnings = new Set();
+/**
+ * Lighthouse runs of several pages, interleaved (A, B, A, B...) so that the
+ * machine's noise hits each page alike: `runs` runs per page, each in a fresh
+ * headless Chromium with the preset's simulated throttling. Per page: the
+ * median of every figure, and every run.
+ * @param {Record<string, string>} urls name → URL
+ */
+export async function lighthouseInterleaved(urls, preset, runs) {
+  const perPage = Object.fromEntries(Object.keys(urls).map((name) => [name, []]));
+  const warnings = Object.fromEntries(Object.keys(urls).map((name) => [name, new Set()]));
   let version = null;
   for (let i = 0; i < runs; i++) {
-    const loadavg1 = os.loadavg()[0];
-    const chrome = await chromeLauncher.launch({
-      chromePath: CHROME_PATH,
-      chromeFlags: ["--headless=new", ...CHROME_FLAGS],
-      logLevel: "silent",
-    });
-    try {
-      const flags = {
-        port: chrome.port,
-        output: "json",
-        logLevel: "error",
-        onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
-      };
-      const result = await lighthouse(url, flags, preset === "desktop" ? desktopConfig : undefined);
-      const lhr = result.lhr;
-      version = lhr.lighthouseVersion;
-      for (const w of lhr.runWarnings ?? []) warnings.add(String(w));
-      if (lhr.runtimeError) {
-        warnings.add(`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
-        continue;
+    for (const [name, url] of Object.entries(urls)) {
+      // A run Lighthouse itself gives up on (NO_NAVSTART and the like, on a
+      // busy machine) is tried again, twice at most; its warning is kept.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const run = await lighthouseRun(url, preset);
+        version = run.version;
+        for (const w of run.warnings) warnings[name].add(w);
+        if (run.result) {
+          perPage[name].push(run.result);
+          break;
+        }
       }
-      // Audits that cost points, so a score below 100 says why.
-      const failingAudits = Object.values(lhr.categories)
-        .flatMap((category) => category.auditRefs)
-        .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)
-        .map((ref) => ref.id);
-      const consoleErrors = (lhr.audits["errors-in-console"]?.details?.items ?? []).map(
-        (item) => `${item.source}: ${item.description}`,
-      );
-      perRun.push({
-        ...extract(lhr),
-        loadavg1: Math.round(loadavg1 * 100) / 100,
-        failingAudits: [...new Set(failingAudits)],
-        consoleErrors,
-      });
-    } finally {
-      await chrome.kill();
     }
   }
-  const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];
-  return {
-    preset,
-    lighthouseVersion: version,
-    runs: perRun.length,
-    median: Object.fromEntries(keys.map((k) => [k, median(perRun.map((r) => r[k]))])),
-    perRun,
-    warnings: [...warnings],
-  };
+  return Object.fromEntries(
+    Object.entries(perPage).map(([name, perRun]) => {
+      const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];
+      const figures = Object.fromEntries(keys.map((k) => [k, median(perRun.map((r) => r[k]))]));
+      return [
+        name,
+        {
+          preset,
+          lighthouseVersion: version,
+          runs: perRun.length,
+          median: figures,
+          perRun,
+          warnings: [...warnings[name]],
+        },
+      ];
+    }),
+  );
+}
+
+async function lighthouseRun(url, preset) {
+  const loadavg1 = os.loadavg()[0];
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROME_PATH,
+    chromeFlags: ["--headless=new", ...CHROME_FLAGS],
+    logLevel: "silent",
+  });
+  try {
+    const flags = {
+      port: chrome.port,
+      output: "json",
+      logLevel: "error",
+      onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
+    };
+    const { lhr } = await lighthouse(url, flags, preset === "desktop" ? desktopConfig : undefined);
+    const warnings = (lhr.runWarnings ?? []).map(String);
+    if (lhr.runtimeError) {
+      warnings.push(`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
+      return { version: lhr.lighthouseVersion, warnings, result: null };
+    }
+    // Audits that cost points, so a score below 100 says why.
+    const failingAudits = Object.values(lhr.categories)
+      .flatMap((category) => category.auditRefs)
+      .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)
+      .map((ref) => ref.id);
+    const consoleErrors = (lhr.audits["errors-in-console"]?.details?.items ?? []).map(
+      (item) => `${item.source}: ${item.description}`,
+    );
+    const result = {
+      ...extract(lhr),
+      loadavg1: Math.round(loadavg1 * 100) / 100,
+      failingAudits: [...new Set(failingAudits)],
+      consoleErrors,
+    };
+    return { version: lhr.lighthouseVersion, warnings, result };
+  } finally {
+    await chrome.kill();
+  }
 }

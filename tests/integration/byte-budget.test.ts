@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureFirstLoad, summarize } from "../../bench/lib/first-load.mjs";
 import { ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
+import { waitForHydration } from "../support/site";
 
 const KB = 1000;
 const BUDGET = { scriptBytes: 110 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };
@@ -91,6 +92,32 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
     );
     expect(asked.size).toBeGreaterThan(0);
     for (const path of asked) expect(loaded, path).toContain(path);
+  });
+
+  it("asks for no script until the page has loaded: the first paint is HTML and CSS alone", async () => {
+    // Remix's scripts wait, as text, in a <noscript> (app/lib/deferred-scripts.tsx).
+    const outside = html.replace(/<noscript>[\s\S]*?<\/noscript>/g, "");
+    expect(outside).not.toMatch(/<link[^>]+rel="modulepreload"/);
+    expect(outside).not.toMatch(/<script[^>]+(?:src=|type="module")/);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/`);
+      await waitForHydration(page);
+      const { loadEventStart, scripts } = await page.evaluate(() => ({
+        loadEventStart: (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming)
+          .loadEventStart,
+        scripts: performance
+          .getEntriesByType("resource")
+          .filter((entry) => new URL(entry.name).pathname.endsWith(".js"))
+          .map((entry) => ({ name: entry.name, startTime: entry.startTime })),
+      }));
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const script of scripts)
+        expect(script.startTime, script.name).toBeGreaterThanOrEqual(loadEventStart);
+    } finally {
+      await context.close();
+    }
   });
 
   it("has no image or font that holds up the first render", async () => {

@@ -1,7 +1,8 @@
 // The rendered-page cache (app/lib/html-cache.server.ts) against the
 // production server: every response has its own nonce, in its CSP header and
 // on every script; the markup is otherwise the one React rendered; the theme
-// cookie and form posts never get another visitor's page.
+// cookie and form posts never get another visitor's page, and a query string
+// changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 
@@ -37,6 +38,18 @@ describe("rendered-page cache", () => {
   }, 60_000);
   afterAll(async () => {
     await app?.stop();
+  });
+
+  // First in this file: the server has not rendered `/` yet.
+  it("renders a page that does not depend on its query string, and serves it for every query", async () => {
+    const token = `probe${Date.now()}`;
+    const first = await get(`/?utm_source=${token}`);
+    expect(first.status).toBe(200);
+    expect(first.html).not.toContain(token);
+    const plain = await get("/");
+    const other = await get(`/?x=${Math.random()}`);
+    expect(markup(plain)).toBe(markup(first));
+    expect(markup(other)).toBe(markup(first));
   });
 
   it("gives every response a fresh nonce, the one in its CSP header, on every script", async () => {

@@ -37,6 +37,15 @@ describe("POST /action/set-theme", () => {
     expect(cookieTheme(second)).toBe("dark");
   });
 
+  it("keeps the query of the page it came from, read from the Referer (the page posts its path only)", async () => {
+    const back = (redirectTo: string, referer: string) =>
+      post(new URLSearchParams({ redirectTo }), { referer }).then((r) => r.headers.get("location"));
+    expect(await back("/", "http://localhost/?from=test")).toBe("/?from=test");
+    expect(await back("/", "https://other.example/?from=test")).toBe("/?from=test");
+    expect(await back("/", "http://localhost/elsewhere?from=test")).toBe("/");
+    expect(await back("/", "not a url")).toBe("/");
+  });
+
   it("never redirects off the site", async () => {
     const response = await post(new URLSearchParams({ redirectTo: "//evil.example/" }));
     expect(response.headers.get("location")).toBe("/");
