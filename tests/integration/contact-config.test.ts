@@ -29,6 +29,7 @@ describe("defaults", () => {
       blocklist: new Set(),
       blockHeadless: false,
       trustProxyHops: 0,
+      redisUrl: null,
       port: 3000,
     });
     expect(lines).toEqual([
@@ -60,6 +61,7 @@ describe("defaults", () => {
       CONTACT_BLOCK_HEADLESS: "TRUE",
       OUTBOX_DIR: "/tmp/ignored-in-relay-mode",
       TRUST_PROXY: "2",
+      REDIS_URL: "redis://:SECRET@redis:6379/0",
       PORT: "8080",
     });
     expect(config).toEqual({
@@ -75,6 +77,7 @@ describe("defaults", () => {
       blocklist: new Set(["spam@example.com", "other@example.net"]),
       blockHeadless: true,
       trustProxyHops: 2,
+      redisUrl: "redis://:SECRET@redis:6379/0",
       port: 8080,
     });
   });
@@ -87,6 +90,10 @@ describe("defaults", () => {
     ["", 0],
   ])("TRUST_PROXY=%s means %i trusted proxies", (value, hops) => {
     expect(load({ TRUST_PROXY: value }).config.trustProxyHops).toBe(hops);
+  });
+
+  it("an empty REDIS_URL keeps the limit in memory", () => {
+    expect(load({ REDIS_URL: " " }).config.redisUrl).toBeNull();
   });
 
   it("empty ids count as unset (NAME= in an env file)", () => {
@@ -118,6 +125,8 @@ describe("the server refuses to start", () => {
     ["TRUST_PROXY", "yes-please"],
     ["PORT", "70000"],
     ["EMAILJS_API_URL", "ftp://SECRET.example"],
+    ["REDIS_URL", "http://:SECRET@redis:6379"],
+    ["REDIS_URL", "redis-SECRET"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {

@@ -33,7 +33,7 @@ describe("/healthz", () => {
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(response.headers.get("Cache-Control")).toBe("no-store");
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay" });
+    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", rateLimit: "memory" });
     for (const secret of secrets()) expect(text).not.toContain(secret);
   });
 
@@ -48,7 +48,11 @@ describe("/healthz", () => {
       env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) },
     });
     try {
-      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({ status: "ok", mail: "outbox" });
+      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({
+        status: "ok",
+        mail: "outbox",
+        rateLimit: "memory",
+      });
     } finally {
       await outbox.stop();
     }
