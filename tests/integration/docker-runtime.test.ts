@@ -118,7 +118,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
 
   it("answers the health route and the home page with its assets", async () => {
     const health = await fetch(`${url}/healthz`);
-    expect(await health.json()).toEqual({ status: "ok", mail: "outbox" });
+    expect(await health.json()).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory" });
 
     const home = await fetch(url);
     expect(home.status).toBe(200);

@@ -40,9 +40,12 @@ export type Caddy = {
 export async function startCaddy({
   upstreams,
   siteAddress,
+  readyStatus = 200,
 }: {
   upstreams: string[];
   siteAddress: string;
+  /** What /healthz answers through Caddy once it is up (503 when no upstream lives). */
+  readyStatus?: number;
 }): Promise<Caddy> {
   const bin = requireBinary("caddy");
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -112,7 +115,7 @@ export async function startCaddy({
     if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}:\n${log}`);
     try {
       rootCa ||= readFileSync(rootCaPath, "utf8");
-      if ((await request("/healthz")).status === 200) break;
+      if ((await request("/healthz")).status === readyStatus) break;
     } catch {
       // no CA or no certificate yet
     }
