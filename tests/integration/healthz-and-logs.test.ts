@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
+import { freePort } from "../support/free-port";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
@@ -55,6 +56,33 @@ describe("/healthz", () => {
       });
     } finally {
       await outbox.stop();
+    }
+  }, 60_000);
+});
+
+describe("/healthz with REDIS_URL and no Redis there", () => {
+  it("starts, stays 200, names the in-memory limit, and says so once without the URL's password", async () => {
+    const url = `redis://:redis_SECRET_pw@127.0.0.1:${await freePort()}`;
+    const app = await startAppServer({
+      env: { REDIS_URL: url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
+    });
+    try {
+      const body = await (await fetch(`${app.url}/healthz`)).text();
+      expect(JSON.parse(body)).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "down" });
+      const sent = await fetch(`${app.url}/?index`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+        body: formBody(VALID),
+      });
+      expect(sent.status).toBe(303);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed reconnects
+      expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
+        1,
+      );
+      expect(app.output() + body).not.toContain("redis_SECRET_pw");
+    } finally {
+      await app.stop();
     }
   }, 60_000);
 });
