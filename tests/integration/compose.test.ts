@@ -15,7 +15,7 @@ import { CADDYFILE } from "../support/caddy";
 
 /**
  * schema/compose-spec.json of the Compose Specification project (Apache-2.0),
- * copied as is: no npm package ships a current one.
+ * copied as is (reformatted by Prettier): no npm package ships a current one.
  */
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, "tests/support/compose-spec.schema.json"), "utf8"));
 /** The app server's drain bound on SIGTERM: Docker must wait longer before it kills. */
