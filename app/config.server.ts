@@ -28,6 +28,8 @@ export type AppConfig = {
   blockHeadless: boolean;
   /** Proxies in front of us; 0 means forwarded headers are ignored. */
   trustProxyHops: number;
+  /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
+  redisUrl: string | null;
   port: number;
   /** Signs the theme and flash cookies. */
   sessionSecret: string;
@@ -93,6 +95,10 @@ const envSchema = z.object({
   CONTACT_BLOCK_HEADLESS: flag,
   OUTBOX_DIR: optional,
   TRUST_PROXY: trustProxy,
+  REDIS_URL: z.preprocess(
+    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+    z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+  ),
   PORT: intInRange(3000, 1, 65_535),
   SESSION_SECRET: z.preprocess(
     (value) => (value === "" ? undefined : value),
@@ -166,6 +172,7 @@ export function loadConfig(
     blocklist: blocklist.blocklist,
     blockHeadless: e.CONTACT_BLOCK_HEADLESS,
     trustProxyHops: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL ?? null,
     port: e.PORT,
     sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,
   };

@@ -1,11 +1,13 @@
 // The refusals the original mail library had (403 block list, 429 throttle,
 // 451 headless browser), applied on the server where a bot cannot skip them,
 // plus the honeypot that spares the owner from naive spam bots.
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
 import { isBlocked } from "./blocklist.server";
+import { sharedRedis } from "~/lib/redis.server";
 import { clientKey } from "./client-ip.server";
 import { HONEYPOT_FIELD } from "./contract";
+import { createRateLimiter } from "./rate-limit.server";
 import type { ContactMessage } from "./schema";
 
 export type GuardRefusal =
@@ -40,10 +42,7 @@ export type Guards = {
 };
 
 export function createGuards(config: AppConfig): Guards {
-  const limiter = new RateLimiterMemory({
-    points: config.rateLimit.max,
-    duration: config.rateLimit.windowSeconds,
-  });
+  const limiter = createRateLimiter(config.rateLimit, config.redisUrl ? sharedRedis(config.redisUrl) : null);
 
   const check: Guards["check"] = async (request, message) => {
     if (isBlocked(config.blocklist, message.email)) {

@@ -111,15 +111,13 @@ test.describe("home page structure", () => {
   });
 
   test("every link that leaves the site opens a new tab safely", async ({ page }) => {
-    const links = await page
-      .locator("a[href]")
-      .evaluateAll((anchors) =>
-        anchors.map((a) => ({
-          href: a.getAttribute("href")!,
-          target: a.getAttribute("target"),
-          rel: a.getAttribute("rel"),
-        })),
-      );
+    const links = await page.locator("a[href]").evaluateAll((anchors) =>
+      anchors.map((a) => ({
+        href: a.getAttribute("href")!,
+        target: a.getAttribute("target"),
+        rel: a.getAttribute("rel"),
+      })),
+    );
     const external = links.filter((link) => /^https?:/.test(link.href));
     // 3 GitHub + 2 demos + all projects + 2 resume + 2 contact + 2 hero icons.
     expect(external.length).toBe(12);

@@ -36,6 +36,7 @@ describe("defaults", () => {
       blocklist: EMPTY_BLOCKLIST,
       blockHeadless: false,
       trustProxyHops: 0,
+      redisUrl: null,
       port: 3000,
       sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
@@ -70,6 +71,7 @@ describe("defaults", () => {
       CONTACT_BLOCK_HEADLESS: "TRUE",
       OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
+      REDIS_URL: "redis://:SECRET@redis:6379/0",
       PORT: "8080",
       SESSION_SECRET: SECRET,
     });
@@ -87,6 +89,7 @@ describe("defaults", () => {
       blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },
       blockHeadless: true,
       trustProxyHops: 2,
+      redisUrl: "redis://:SECRET@redis:6379/0",
       port: 8080,
       sessionSecret: SECRET,
     });
@@ -100,6 +103,10 @@ describe("defaults", () => {
     ["", 0],
   ])("TRUST_PROXY=%s means %i trusted proxies", (value, hops) => {
     expect(load({ TRUST_PROXY: value }).config.trustProxyHops).toBe(hops);
+  });
+
+  it("an empty REDIS_URL keeps the limit in memory", () => {
+    expect(load({ REDIS_URL: " " }).config.redisUrl).toBeNull();
   });
 
   it("empty ids count as unset (NAME= in an env file)", () => {
@@ -136,6 +143,8 @@ describe("the server refuses to start", () => {
     ["CONTACT_BLOCKLIST", "notanemail"],
     ["CONTACT_BLOCKLIST", "spam@example.com, SECRET.example.com"],
     ["CONTACT_BLOCKLIST", "@SECRET"],
+    ["REDIS_URL", "http://:SECRET@redis:6379"],
+    ["REDIS_URL", "redis-SECRET"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {

@@ -118,7 +118,12 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
 
   it("answers the health route and the home page with its assets", async () => {
     const health = await fetch(`${url}/healthz`);
-    expect(await health.json()).toEqual({ status: "ok", mail: "outbox", undelivered: 0 });
+    expect(await health.json()).toEqual({
+      status: "ok",
+      mail: "outbox",
+      rateLimit: "memory",
+      undelivered: 0,
+    });
 
     const home = await fetch(url);
     expect(home.status).toBe(200);

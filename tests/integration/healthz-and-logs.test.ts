@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
+import { freePort } from "../support/free-port";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
@@ -52,7 +53,7 @@ describe("/healthz", () => {
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(response.headers.get("Cache-Control")).toBe("no-store");
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", undelivered: 0 });
+    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", rateLimit: "memory", undelivered: 0 });
     for (const secret of secrets()) expect(text).not.toContain(secret);
   });
 
@@ -85,10 +86,44 @@ describe("/healthz", () => {
       expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({
         status: "ok",
         mail: "outbox",
+        rateLimit: "memory",
         undelivered: 0,
       });
     } finally {
       await outbox.stop();
+    }
+  }, 60_000);
+});
+
+describe("/healthz with REDIS_URL and no Redis there", () => {
+  it("starts, stays 200, names the in-memory limit, and says so once without the URL's password", async () => {
+    const url = `redis://:redis_SECRET_pw@127.0.0.1:${await freePort()}`;
+    const app = await startAppServer({
+      env: { REDIS_URL: url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
+    });
+    try {
+      const body = await (await fetch(`${app.url}/healthz`)).text();
+      expect(JSON.parse(body)).toEqual({
+        status: "ok",
+        mail: "outbox",
+        rateLimit: "memory",
+        redis: "down",
+        undelivered: 0,
+      });
+      const sent = await fetch(`${app.url}/?index`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+        body: formBody(VALID),
+      });
+      expect(sent.status).toBe(303);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed reconnects
+      expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
+        1,
+      );
+      expect(app.output() + body).not.toContain("redis_SECRET_pw");
+    } finally {
+      await app.stop();
     }
   }, 60_000);
 });

@@ -1,0 +1,73 @@
+// The one Redis connection of the process (REDIS_URL) and its state, which the
+// contact limit uses and /healthz reports. Redis is an aid, never a
+// dependency: the client never queues or retries a command while Redis is
+// away (the caller falls back at once), reconnects for ever, and the log
+// gets one line when Redis goes away and one when it is back.
+import Redis from "ioredis";
+
+export type RedisState = "up" | "down";
+
+export type RedisLink = {
+  client: Redis;
+  state(): RedisState;
+  /** Disconnects for good (no reconnect), without announcing an outage. */
+  close(): void;
+};
+
+export type RedisLogger = Pick<Console, "info" | "warn">;
+
+/** Reconnect quickly, then once a second: recovery is noticed within about a second. */
+const RECONNECT_DELAY_MS = (attempt: number) => Math.min(attempt * 100, 1_000);
+
+export function connectRedis(url: string, logger: RedisLogger = console): RedisLink {
+  const client = new Redis(url, {
+    // rate-limiter-flexible's insurance limiter needs commands to fail while
+    // the connection is down, not wait in a queue for it to come back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // A host that vanished without closing the socket must not hold a visitor's post.
+    connectTimeout: 2_000,
+    commandTimeout: 1_000,
+    retryStrategy: RECONNECT_DELAY_MS,
+  });
+
+  let announcedDown = false;
+  let closing = false;
+  const wentAway = () => {
+    if (announcedDown || closing) return;
+    announcedDown = true;
+    logger.warn("[rate-limit] Redis unreachable: using the in-memory limit until it is back");
+  };
+  // Without an error listener ioredis prints every failed reconnect.
+  client.on("error", wentAway);
+  client.on("close", wentAway);
+  client.on("ready", () => {
+    if (announcedDown) logger.info("[rate-limit] Redis is back: the contact limit is shared again");
+    else logger.info("[rate-limit] Redis connected: the contact limit is shared by every replica");
+    announcedDown = false;
+  });
+
+  return {
+    client,
+    state: () => (client.status === "ready" ? "up" : "down"),
+    close: () => {
+      closing = true;
+      client.disconnect(false);
+    },
+  };
+}
+
+const links = new Map<string, RedisLink>();
+
+/** The process's connection to `url`, opened on first use and shared by every caller. */
+export function sharedRedis(url: string): RedisLink {
+  let link = links.get(url);
+  if (!link) {
+    link = connectRedis(url);
+    // Kept open through a shutdown's drain, so posts in flight keep the shared
+    // limit; server/shutdown.ts exits once they are answered.
+    links.set(url, link);
+  }
+  return link;
+}

@@ -1,0 +1,129 @@
+// compose.yaml, the deploy recipe, without a Docker engine: the file against
+// the Compose Specification's own JSON schema, the settings the deploy relies
+// on, and deploy/Caddyfile through `caddy validate` with the proxy service's
+// environment. tests/integration/topology.test.ts runs the same pieces.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ROOT } from "../support/app-server";
+import { requireBinary } from "../support/binary";
+import { CADDYFILE } from "../support/caddy";
+
+/**
+ * schema/compose-spec.json of the Compose Specification project (Apache-2.0),
+ * copied as is (reformatted by Prettier): no npm package ships a current one.
+ */
+const SCHEMA = JSON.parse(readFileSync(join(ROOT, "tests/support/compose-spec.schema.json"), "utf8"));
+/** The app server's drain bound on SIGTERM: Docker must wait longer before it kills. */
+const APP_DRAIN_BOUND_SECONDS = 15;
+
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  ports?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  deploy?: { replicas?: number };
+  stop_grace_period?: string;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: unknown;
+};
+type ComposeFile = { name: string; services: Record<string, Service>; volumes: Record<string, unknown> };
+
+const text = readFileSync(join(ROOT, "compose.yaml"), "utf8");
+const compose = parse(text) as ComposeFile;
+const { proxy, app, redis } = compose.services as Record<"proxy" | "app" | "redis", Service>;
+
+// The schema names draft-07 by an https address Ajv does not know; its form is not in question.
+const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(SCHEMA);
+
+/** Seconds in a Compose duration ("20s", "1m30s"). */
+function seconds(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  expect(parts.map((part) => part[0]).join("")).toBe(duration);
+  return parts.reduce((total, [, value, unit]) => total + Number(value) * units[unit!]!, 0);
+}
+
+describe("compose.yaml", () => {
+  it("is a valid Compose file", () => {
+    expect(validate(compose), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  });
+
+  it("the check would catch a broken one", () => {
+    const broken = structuredClone(compose) as unknown as { services: Record<string, object> };
+    broken.services.app = { ...app, stop_grace_period: ["20s"], replica: 2 };
+    expect(validate(broken)).toBe(false);
+    expect(validate.errors?.map((error) => error.instancePath)).toEqual(
+      expect.arrayContaining(["/services/app", "/services/app/stop_grace_period"]),
+    );
+  });
+
+  it("has the proxy, two app replicas and Redis", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["app", "proxy", "redis"]);
+    expect(proxy.image).toMatch(/^caddy:2(\b|$)/);
+    expect(redis.image).toMatch(/^redis:7(\b|$)/);
+    expect(app.build).toBe(".");
+    expect(app.deploy?.replicas).toBe(2);
+  });
+
+  it("the proxy publishes HTTP and HTTPS, runs deploy/Caddyfile, keeps its certificates, and lists every replica", () => {
+    expect(proxy.ports).toEqual(expect.arrayContaining(["80:80", "443:443"]));
+    expect(proxy.volumes).toContain("./deploy/Caddyfile:/etc/caddy/Caddyfile:ro");
+    expect(proxy.volumes).toContain("caddy-data:/data");
+    expect(proxy.environment?.SITE_ADDRESS).toBe("${SITE_ADDRESS:-localhost}");
+    // Compose names replica n of service app in project p "p-app-n".
+    const replicas = Array.from(
+      { length: app.deploy!.replicas! },
+      (_, i) => `${compose.name}-app-${i + 1}:3000`,
+    );
+    expect(proxy.environment?.APP_UPSTREAMS?.split(/\s+/)).toEqual(replicas);
+    expect(proxy.depends_on?.app?.condition).toBe("service_healthy");
+  });
+
+  it("the app trusts one proxy, shares its limit in Redis and its outbox on a volume, and a cookie key", () => {
+    const env = app.environment!;
+    expect(env.TRUST_PROXY).toBe("1");
+    expect(env.REDIS_URL).toBe("redis://redis:6379");
+    expect(app.volumes).toContain(`outbox:${env.OUTBOX_DIR}`);
+    expect(Object.keys(compose.volumes)).toEqual(
+      expect.arrayContaining(["outbox", "redis-data", "caddy-data"]),
+    );
+    // Required: Compose stops with this message when it is unset.
+    expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?.+\}$/);
+    expect(seconds(app.stop_grace_period!)).toBeGreaterThan(APP_DRAIN_BOUND_SECONDS);
+  });
+
+  it("Redis keeps its counts in an append-only file on a volume", () => {
+    expect(redis.command?.join(" ")).toContain("--appendonly yes");
+    expect(redis.volumes).toContain("redis-data:/data");
+    expect(redis.ports).toBeUndefined(); // reachable from the app only
+  });
+});
+
+describe("deploy/Caddyfile", () => {
+  it("passes `caddy validate` with the environment compose.yaml gives the proxy", () => {
+    const caddy = requireBinary("caddy");
+    const home = mkdtempSync(join(tmpdir(), "portfolio-caddy-validate-"));
+    const output = execFileSync(caddy, ["validate", "--config", CADDYFILE, "--adapter", "caddyfile"], {
+      cwd: home,
+      env: {
+        NODE_ENV: "production",
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_DATA_HOME: join(home, "data"),
+        XDG_CONFIG_HOME: join(home, "config"),
+        SITE_ADDRESS: "localhost",
+        APP_UPSTREAMS: proxy.environment!.APP_UPSTREAMS,
+      },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(output).toContain("Valid configuration");
+  });
+});

@@ -1,0 +1,261 @@
+// The deployment as compose.yaml runs it, from real parts on 127.0.0.1:
+// deploy/Caddyfile under the system's caddy, in front of two production app
+// processes (TRUST_PROXY=1, one REDIS_URL, one outbox folder) and one
+// redis-server. What a visitor's browser meets: HTTPS with the internal CA,
+// the redirect from HTTP, the security headers on everything, both replicas,
+// one contact limit whichever replica answers, and a form that keeps working
+// while Redis is away.
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { startCaddy, type Answer, type Caddy } from "../support/caddy";
+import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { freePort } from "../support/free-port";
+import { startRedisServer, type RedisServer } from "../support/redis-server";
+
+const RATE_LIMIT_MAX = 5;
+
+let redis: RedisServer;
+let apps: AppServer[] = [];
+let caddy: Caddy;
+let outbox: string;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  outbox = mkdtempSync(join(tmpdir(), "portfolio-topology-outbox-"));
+  const env = {
+    TRUST_PROXY: "1",
+    REDIS_URL: redis.url,
+    OUTBOX_DIR: outbox,
+    CONTACT_RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+  };
+  apps = await Promise.all([startAppServer({ env }), startAppServer({ env })]);
+  caddy = await startCaddy({
+    upstreams: apps.map((app) => `127.0.0.1:${app.port}`),
+    siteAddress: "localhost",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await caddy?.stop();
+  await Promise.all(apps.map((app) => app.stop()));
+  await redis?.stop();
+});
+
+const origin = () => `https://localhost:${caddy.httpsPort}`;
+
+/** A no-JS browser's contact post through the proxy, with the Origin it sends. */
+function post(extraHeaders: Record<string, string> = {}): Promise<Answer> {
+  return caddy.request("/?index", {
+    method: "POST",
+    headers: {
+      ...BROWSER_HEADERS,
+      Origin: origin(),
+      Referer: `${origin()}/`,
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...extraHeaders,
+    },
+    body: formBody(VALID).toString(),
+  });
+}
+
+/** How many lines of an app's request log match (one line per request it answered). */
+const logged = (app: AppServer, pattern: RegExp) =>
+  app
+    .output()
+    .split("\n")
+    .filter((line) => pattern.test(line)).length;
+
+async function until(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 15_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const health = async (app: AppServer) => (await fetch(`${app.url}/healthz`)).json();
+
+function expectSecurityHeaders(answer: Answer) {
+  expect(answer.headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+  expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+  expect(answer.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+  expect(answer.headers["permissions-policy"]).toContain("camera=()");
+  expect(answer.headers["cross-origin-opener-policy"]).toBe("same-origin");
+}
+
+/** Every value of a header as sent, duplicates included. */
+function values(answer: Answer, name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+    if (answer.rawHeaders[i]!.toLowerCase() === name) out.push(answer.rawHeaders[i + 1]!);
+  }
+  return out;
+}
+
+describe("HTTPS", () => {
+  it("redirects HTTP to HTTPS, keeping the path and query", async () => {
+    const answer = await caddy.request("/projects?from=mail", { scheme: "http" });
+    expect([301, 302, 307, 308]).toContain(answer.status);
+    // Caddy 2.6 names no port in it: right for 443, which Compose publishes.
+    const location = new URL(answer.headers.location ?? "", "http://invalid");
+    expect([location.protocol, location.hostname, location.pathname + location.search]).toEqual([
+      "https:",
+      "localhost",
+      "/projects?from=mail",
+    ]);
+  });
+
+  it("serves the site over TLS trusted through Caddy's internal CA only", async () => {
+    expect(caddy.rootCa).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    const answer = await caddy.request("/", { headers: BROWSER_HEADERS });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain("<html");
+  });
+});
+
+describe("security headers on every response", () => {
+  it("on a page: the app's own policy with its nonce is kept, not replaced", async () => {
+    const page = await caddy.request("/", { headers: BROWSER_HEADERS });
+    expectSecurityHeaders(page);
+    expect(page.headers["content-security-policy"]).toMatch(
+      /script-src 'self' 'nonce-[^']+' 'strict-dynamic'/,
+    );
+    expect(values(page, "content-security-policy")).toHaveLength(1);
+  });
+
+  it("on a hashed asset and a public file, served from disk, compressed and cached as the app says", async () => {
+    const page = await caddy.request("/", { headers: BROWSER_HEADERS });
+    const asset = /(\/assets\/[\w.-]+\.js)/.exec(page.body)?.[1];
+    expect(asset).toBeDefined();
+    const script = await caddy.request(asset!, {
+      headers: { ...BROWSER_HEADERS, "Accept-Encoding": "gzip" },
+    });
+    expect(script.status).toBe(200);
+    expectSecurityHeaders(script);
+    expect(script.headers["content-security-policy"]).toMatch(/^default-src 'none'/);
+    expect(script.headers["content-encoding"]).toBe("gzip");
+    expect(script.headers["cache-control"]).toMatch(/immutable/);
+
+    const favicon = await caddy.request("/favicon.svg", { headers: BROWSER_HEADERS });
+    expect(favicon.status).toBe(200);
+    expectSecurityHeaders(favicon);
+  });
+
+  it("on a 404", async () => {
+    const missing = await caddy.request("/no-such-page", { headers: BROWSER_HEADERS });
+    expect(missing.status).toBe(404);
+    expectSecurityHeaders(missing);
+    const missingAsset = await caddy.request("/assets/no-such-file.js", { headers: BROWSER_HEADERS });
+    expect(missingAsset.status).toBe(404);
+    expectSecurityHeaders(missingAsset);
+  });
+
+  it("HSTS comes from the proxy, once, on pages and files alike", async () => {
+    for (const path of ["/", "/favicon.svg", "/no-such-page"]) {
+      const answer = await caddy.request(path, { headers: BROWSER_HEADERS });
+      expect(values(answer, "strict-transport-security"), path).toEqual([
+        "max-age=63072000; includeSubDomains",
+      ]);
+    }
+  });
+});
+
+describe("the replicas", () => {
+  it("both answer visitors through the proxy", async () => {
+    const probe = /^GET \/\?replica-probe /;
+    for (let i = 0; i < 6; i++) {
+      expect((await caddy.request("/?replica-probe", { headers: BROWSER_HEADERS })).status).toBe(200);
+    }
+    const counts = () => apps.map((app) => logged(app, probe));
+    await until(async () => counts().reduce((a, b) => a + b) === 6, "the replicas to log the six visits");
+    expect(counts().every((count) => count > 0)).toBe(true);
+  });
+
+  it("report the shared limit on /healthz, through the proxy too", async () => {
+    for (const app of apps) {
+      expect(await health(app)).toEqual({
+        status: "ok",
+        mail: "outbox",
+        rateLimit: "redis",
+        redis: "up",
+        undelivered: 0,
+      });
+    }
+    const answer = await caddy.request("/healthz");
+    expect(JSON.parse(answer.body)).toMatchObject({ status: "ok", rateLimit: "redis", redis: "up" });
+  });
+});
+
+// In order: the limit's count carries from one test to the next.
+describe("the contact limit, shared in Redis", () => {
+  it(`a post with the browser's Origin is a 303, and the sixth from one client is 429 whichever replica answers`, async () => {
+    const posts = /^POST \/\?index /;
+    const before = apps.map((app) => logged(app, posts));
+    const statuses: number[] = [];
+    // A forged X-Forwarded-For does not make a new client: the app counts the address Caddy saw.
+    for (let i = 0; i <= RATE_LIMIT_MAX; i++) {
+      statuses.push((await post(i % 2 ? { "X-Forwarded-For": `203.0.113.${i}` } : {})).status);
+    }
+    expect(statuses).toEqual([303, 303, 303, 303, 303, 429]);
+    await until(
+      async () => apps.every((app, i) => logged(app, posts) > before[i]!),
+      "both replicas to answer posts",
+    );
+    expect(readdirSync(outbox).filter((file) => file.endsWith(".json"))).toHaveLength(RATE_LIMIT_MAX);
+  });
+
+  it("with Redis stopped, posts still work on the in-memory limit and /healthz says redis is down", async () => {
+    await redis.stop();
+    await until(
+      async () => (await Promise.all(apps.map(health))).every((body) => body.redis === "down"),
+      "both replicas to see the outage",
+    );
+    for (const app of apps) {
+      expect(await health(app)).toEqual({
+        status: "ok",
+        mail: "outbox",
+        rateLimit: "memory",
+        redis: "down",
+        undelivered: 0,
+      });
+    }
+    expect((await post()).status).toBe(303);
+    expect((await post()).status).toBe(303);
+    for (const app of apps) {
+      expect(app.output().match(/Redis unreachable: using the in-memory limit/g)).toHaveLength(1);
+    }
+  });
+
+  it("with Redis started again, the shared limit is back", async () => {
+    await redis.start();
+    await until(
+      async () => (await Promise.all(apps.map(health))).every((body) => body.redis === "up"),
+      "both replicas to reconnect",
+    );
+    for (const app of apps) expect(app.output()).toContain("Redis is back");
+    // The five posts counted before the outage are still counted, on either replica.
+    expect((await post()).status).toBe(429);
+    expect((await post()).status).toBe(429);
+  });
+});
+
+describe("with no replica up", () => {
+  it("the proxy's own error answer carries the headers too", async () => {
+    const lonely = await startCaddy({
+      upstreams: [`127.0.0.1:${await freePort()}`],
+      siteAddress: "localhost",
+      readyStatus: 503,
+    });
+    try {
+      const answer = await lonely.request("/", { headers: BROWSER_HEADERS });
+      expect(answer.status).toBe(503);
+      expectSecurityHeaders(answer);
+      expect(values(answer, "strict-transport-security")).toEqual(["max-age=63072000; includeSubDomains"]);
+    } finally {
+      await lonely.stop();
+    }
+  }, 60_000);
+});

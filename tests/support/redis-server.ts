@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { requireBinary } from "./binary";
+import { freePort } from "./free-port";
+
+export type RedisServer = {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM; it writes its append-only file first). */
+  stop: () => Promise<void>;
+  /** Starts it again on the same port and data folder. */
+  start: () => Promise<void>;
+  output: () => string;
+};
+
+/**
+ * A real redis-server on 127.0.0.1 and a free port, with append-only
+ * persistence in a temporary folder, as compose.yaml runs it.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  const bin = requireBinary("redis-server");
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "portfolio-redis-"));
+  let log = "";
+  let child: ChildProcess | null = null;
+
+  const start = async () => {
+    child = spawn(
+      bin,
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stdout?.on("data", (chunk) => (log += chunk));
+    child.stderr?.on("data", (chunk) => (log += chunk));
+    const deadline = Date.now() + 15_000;
+    while (!(await answersPing(port))) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${log}`);
+      if (Date.now() > deadline) throw new Error(`redis-server did not answer in 15 s:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const stop = async () => {
+    const running = child;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    running.kill("SIGTERM");
+    await exited;
+  };
+
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, output: () => log };
+}
+
+/** True when a RESP PING gets PONG (no client library: this checks the server, not our code). */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    let reply = "";
+    socket.setTimeout(1_000, () => socket.destroy());
+    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk;
+      if (reply.includes("\r\n")) socket.end();
+    });
+    socket.on("close", () => resolve(reply.startsWith("+PONG")));
+    socket.on("error", () => resolve(false));
+  });
+}
