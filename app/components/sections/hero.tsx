@@ -18,7 +18,7 @@ export function Hero({ site }: { site: SiteContent }) {
     <section
       id="home"
       aria-labelledby="home-heading"
-      className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16 print:pt-0 print:pb-4"
+      className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16 print:break-inside-avoid print:pt-0 print:pb-4"
     >
       <div
         aria-hidden="true"
