@@ -2,10 +2,12 @@ import { vitePlugin as remix } from "@remix-run/dev";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vitest/config";
 import remixOptions from "./remix.config.js";
+import { socialAssets } from "./social/vite-plugin";
 
 export default defineConfig({
   // remix.config.js holds the Remix options; the Vite plugin only sees them here.
-  plugins: [tailwindcss(), !process.env.VITEST && remix(remixOptions)],
+  // socialAssets draws the preview image and icons (social/vite-plugin.ts).
+  plugins: [tailwindcss(), socialAssets(), !process.env.VITEST && remix(remixOptions)],
   resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
   // remix-serve gives everything in build/client a one-year immutable cache,
   // right only for hashed files; public/ stays out of it and is served from

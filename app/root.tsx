@@ -8,6 +8,7 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { appleTouchIcon, themeColors } from "virtual:social-assets";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
 import { DeferredScripts } from "~/lib/deferred-scripts";
@@ -20,6 +21,9 @@ import stylesheet from "~/tailwind.css?url";
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  // Neither is fetched by desktop browsers on a visit: iOS reads the first, installs the second.
+  { rel: "apple-touch-icon", href: appleTouchIcon },
+  { rel: "manifest", href: "/manifest.webmanifest" },
 ];
 
 // Pages name themselves; this only titles the error page, which has no route of its own.
@@ -45,8 +49,8 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#09090b" />
-        <meta name="theme-color" media="(prefers-color-scheme: light)" content="#ffffff" />
+        <meta name="theme-color" media="(prefers-color-scheme: dark)" content={themeColors.dark} />
+        <meta name="theme-color" media="(prefers-color-scheme: light)" content={themeColors.light} />
         {data?.theme ? null : <StoredThemeScript nonce={nonce} />}
         <Meta />
         <Links />

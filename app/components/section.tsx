@@ -19,7 +19,11 @@ export function Section({
 }) {
   const headingId = `${id}-heading`;
   return (
-    <section id={id} aria-labelledby={headingId} className={cn("py-20 sm:py-24", className)}>
+    <section
+      id={id}
+      aria-labelledby={headingId}
+      className={cn("py-20 sm:py-24 print:break-inside-avoid print:py-4", className)}
+    >
       <div className="container">
         <header className="mb-10 max-w-2xl sm:mb-12">
           <p className="text-sm font-semibold tracking-wider text-primary uppercase">{eyebrow}</p>

@@ -86,7 +86,7 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
   };
 
   return (
-    <header className="fixed inset-x-0 top-0 z-40 border-b border-border/70 bg-background/85 backdrop-blur supports-[backdrop-filter]:bg-background/70">
+    <header className="fixed inset-x-0 top-0 z-40 border-b border-border/70 bg-background/85 backdrop-blur supports-[backdrop-filter]:bg-background/70 print:hidden">
       <div className="container flex h-16 items-center justify-between gap-4">
         <a href="#home" className="flex items-center gap-2 rounded-md font-semibold tracking-tight">
           <span

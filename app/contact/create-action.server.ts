@@ -3,7 +3,6 @@
 // their own configuration against a fake provider.
 import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { readFormPost } from "~/lib/form-post.server";
-import { withSecurityHeaders } from "~/lib/security-headers.server";
 import type { AppConfig } from "~/config.server";
 import type { RetryOptions } from "./emailjs.server";
 import { createContactFlash } from "./flash.server";
@@ -57,13 +56,10 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
   }
 
   async function succeed(request: Request) {
-    // Remix sends a document post's redirect past every entry hook: add the headers here.
-    return withSecurityHeaders(
-      redirect(SUCCESS_REDIRECT, {
-        status: 303,
-        headers: { "Set-Cookie": await flash.commit(request, "sent") },
-      }),
-    );
+    return redirect(SUCCESS_REDIRECT, {
+      status: 303,
+      headers: { "Set-Cookie": await flash.commit(request, "sent") },
+    });
   }
 
   return async function contactAction({ request, context }: ActionFunctionArgs) {

@@ -35,19 +35,3 @@ export const STATIC_SECURITY_HEADERS = {
   "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
   "Cross-Origin-Opener-Policy": "same-origin",
 } as const;
-
-/** Sets the headers; a document passes its nonce, anything else gets the locked-down policy. */
-export function applySecurityHeaders(headers: Headers, nonce?: string) {
-  headers.set("Content-Security-Policy", nonce ? contentSecurityPolicy(nonce) : NON_DOCUMENT_CSP);
-  for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) headers.set(name, value);
-  return headers;
-}
-
-/**
- * For resource routes: Remix passes their responses through neither
- * handleRequest nor handleDataRequest, so they call this themselves.
- */
-export function withSecurityHeaders(response: Response): Response {
-  applySecurityHeaders(response.headers);
-  return response;
-}

@@ -1,5 +1,6 @@
 import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import { previewImage } from "virtual:social-assets";
 import { SiteHeader } from "~/components/site-header";
 import { About } from "~/components/sections/about";
 import { Contact } from "~/components/sections/contact";
@@ -36,7 +37,13 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
     { property: "og:description", content: description },
     { property: "og:url", content: siteUrl },
     { property: "og:site_name", content: name },
-    { name: "twitter:card", content: "summary" },
+    // Drawn from the content at build time (social/); scrapers need an absolute URL.
+    { property: "og:image", content: new URL(previewImage.url, siteUrl).href },
+    { property: "og:image:type", content: "image/png" },
+    { property: "og:image:width", content: String(previewImage.width) },
+    { property: "og:image:height", content: String(previewImage.height) },
+    { property: "og:image:alt", content: previewImage.alt },
+    { name: "twitter:card", content: "summary_large_image" },
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
   ];

@@ -143,7 +143,7 @@ test.describe("home page structure", () => {
     await expect(meta('property="og:description"')).toHaveAttribute("content", site.description);
     await expect(meta('property="og:url"')).toHaveAttribute("content", site.siteUrl);
     await expect(meta('property="og:site_name"')).toHaveAttribute("content", site.name);
-    await expect(meta('name="twitter:card"')).toHaveAttribute("content", "summary");
+    await expect(meta('name="twitter:card"')).toHaveAttribute("content", "summary_large_image");
     await expect(meta('name="twitter:title"')).toHaveAttribute("content", title);
     await expect(meta('name="twitter:description"')).toHaveAttribute("content", site.description);
 

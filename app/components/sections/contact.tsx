@@ -53,7 +53,7 @@ export function Contact({
               <a
                 href={href}
                 {...(external ? { target: "_blank", rel: "noopener noreferrer" } : {})}
-                className="flex items-center gap-4 rounded-lg border border-border bg-card p-4 transition-colors hover:border-primary/50"
+                className="flex items-center gap-4 rounded-lg border border-border bg-card p-4 transition-colors hover:border-primary/50 print:break-inside-avoid print:after:content-none"
               >
                 <IconTile>
                   <Icon />
@@ -66,7 +66,7 @@ export function Contact({
             </li>
           ))}
         </ul>
-        <Card className="p-6 sm:p-8 lg:col-span-3">{form}</Card>
+        <Card className="p-6 sm:p-8 lg:col-span-3 print:hidden">{form}</Card>
       </div>
     </Section>
   );

@@ -18,7 +18,7 @@ export function Hero({ site }: { site: SiteContent }) {
     <section
       id="home"
       aria-labelledby="home-heading"
-      className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16"
+      className="relative overflow-hidden pt-32 pb-12 sm:pt-40 sm:pb-16 print:break-inside-avoid print:pt-0 print:pb-4"
     >
       <div
         aria-hidden="true"
@@ -34,7 +34,7 @@ export function Hero({ site }: { site: SiteContent }) {
           </h1>
           <p className="mt-4 text-xl font-medium text-foreground/90 sm:text-2xl">{site.role}</p>
           <p className="mt-6 max-w-2xl text-lg leading-8 text-muted-foreground">{site.tagline}</p>
-          <div className="mt-10 flex flex-wrap items-center gap-3">
+          <div className="mt-10 flex flex-wrap items-center gap-3 print:hidden">
             <ButtonLink href="#projects" className="h-11 px-6">
               View My Work <ArrowRightIcon />
             </ButtonLink>

@@ -8,7 +8,7 @@ import type { SectionCopy, SiteContent } from "~/content/site";
 export function Resume({ resume, copy }: { resume: SiteContent["resume"]; copy: SectionCopy }) {
   return (
     <Section id="resume" eyebrow="Resume" {...copy}>
-      <Card className="flex flex-col gap-6 p-5 sm:flex-row sm:items-center sm:justify-between sm:p-6">
+      <Card className="flex flex-col gap-6 p-5 sm:flex-row sm:items-center sm:justify-between sm:p-6 print:flex-col print:items-start print:gap-3">
         <div className="flex items-center gap-3 sm:gap-4">
           <IconTile size="xl">
             <FileTextIcon />
@@ -19,7 +19,8 @@ export function Resume({ resume, copy }: { resume: SiteContent["resume"]; copy: 
           </div>
         </div>
         <div className="flex flex-col gap-2 sm:flex-row">
-          <ButtonLink href={resume.url} external>
+          {/* Both buttons lead to one address; paper prints it once. */}
+          <ButtonLink href={resume.url} external className="print:hidden">
             <DownloadIcon /> Download Resume
           </ButtonLink>
           <ButtonLink href={resume.url} external variant="outline">

@@ -4,7 +4,10 @@ import { cn } from "~/lib/cn";
 export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
   return (
     <div
-      className={cn("rounded-lg border border-border bg-card text-card-foreground shadow-sm", className)}
+      className={cn(
+        "rounded-lg border border-border bg-card text-card-foreground shadow-sm print:break-inside-avoid",
+        className,
+      )}
       {...props}
     />
   );

@@ -25,7 +25,7 @@ export default function Toaster({
       {toasts.map(({ id, ...toast }) => (
         <Toast key={id} open onOpenChange={(open) => !open && onDismiss(id)} {...toast} />
       ))}
-      <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[100] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />
+      <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[100] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none print:hidden" />
     </ToastPrimitive.Provider>
   );
 }
