@@ -1,17 +1,23 @@
-// The contact action as the browser calls it (with JavaScript). When the answer
-// never arrives or cannot be read — the visitor went offline, a proxy answered
-// with its own error page — the form shows the error toast and keeps the
-// typed text, instead of the page giving way to the error screen.
+// The contact action as the browser calls it (with JavaScript): every answer
+// becomes a ContactOutcome, the same shape the page gets without JavaScript.
+// - The server answers success with a redirect (what a plain post needs, so a
+//   reload never sends again); here it is the outcome { ok: true }.
+// - When the answer never arrives or cannot be read (the visitor went offline,
+//   a proxy answered with its own error page), the outcome is a failure that
+//   keeps the typed text, instead of the page giving way to the error screen.
 import type { ClientActionFunctionArgs } from "@remix-run/react";
-import { CONTACT_FIELDS, type ContactFailure, type ContactFields } from "./contract";
+import { CONTACT_FIELDS, type ContactFailure, type ContactFields, type ContactOutcome } from "./contract";
 
-export async function contactClientAction({ request, serverAction }: ClientActionFunctionArgs) {
+export async function contactClientAction({
+  request,
+  serverAction,
+}: ClientActionFunctionArgs): Promise<ContactOutcome> {
   const form = await request.clone().formData();
   try {
     return await serverAction<ContactFailure>();
   } catch (error) {
-    // A redirect (success) is thrown as a Response: the router follows it.
-    if (error instanceof Response) throw error;
+    // Single fetch throws the action's redirect as a Response.
+    if (error instanceof Response && error.status >= 300 && error.status < 400) return { ok: true };
     const fields = Object.fromEntries(
       CONTACT_FIELDS.map((field) => [field, String(form.get(field) ?? "")]),
     ) as ContactFields;

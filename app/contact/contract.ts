@@ -53,6 +53,36 @@ export type ContactFailure = {
   ok: false;
   status: number;
   reason: ContactFailureReason;
+  /** What the visitor typed, so the form can show it again. */
   fields: ContactFields;
   fieldErrors?: FieldErrors;
+  /** With 429: when this client may send again. */
+  retryAfterSeconds?: number;
 };
+
+/**
+ * How a submission ended, as the form shows it, with or without JavaScript:
+ * the page rendered after a plain post, or the fetcher's answer.
+ */
+export type ContactOutcome = { ok: true } | ContactFailure;
+
+/** The title and text the visitor reads for an outcome. */
+export function outcomeText(outcome: ContactOutcome): { title: string; description: string } {
+  if (outcome.ok) return OUTCOME_TEXT.sent;
+  const { title } = OUTCOME_TEXT.failed;
+  if (outcome.reason === "payload_too_large") {
+    const limit = FIELD_BOUNDS.message.toLocaleString("en");
+    return {
+      title,
+      description: `Your message is too long: it may have at most ${limit} characters. Please shorten it and send it again.`,
+    };
+  }
+  if (outcome.reason === "rate_limited" && outcome.retryAfterSeconds) {
+    const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
+    return {
+      title,
+      description: `You have sent several messages in a short time. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"} or contact me directly.`,
+    };
+  }
+  return OUTCOME_TEXT.failed;
+}

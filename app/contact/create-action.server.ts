@@ -13,7 +13,6 @@ import {
   type ContactFailure,
   type ContactFailureReason,
   type ContactFields,
-  type FieldErrors,
 } from "./contract";
 import { validateContact } from "./schema";
 import { createTransport } from "./transport.server";
@@ -47,18 +46,19 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     status: number,
     reason: ContactFailureReason,
     fields: ContactFields,
-    fieldErrors?: FieldErrors,
+    extra: Pick<ContactFailure, "fieldErrors" | "retryAfterSeconds"> = {},
   ) {
     log({ outcome: "refused", status, reason });
-    const body: ContactFailure = { ok: false, status, reason, fields };
-    if (fieldErrors) body.fieldErrors = fieldErrors;
-    return data(body, { status });
+    const body: ContactFailure = { ok: false, status, reason, fields, ...extra };
+    const headers = extra.retryAfterSeconds ? { "Retry-After": String(extra.retryAfterSeconds) } : undefined;
+    return data(body, { status, headers });
   }
 
+  // A redirect, so a reload never posts again; the flash tells the page it was sent.
   async function succeed(request: Request) {
     return redirect(SUCCESS_REDIRECT, {
       status: 303,
-      headers: { "Set-Cookie": await flash.commit(request, "sent") },
+      headers: { "Set-Cookie": await flash.commit(request) },
     });
   }
 
@@ -87,7 +87,7 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     if (context.crossSite) return fail(403, "cross_site", fields);
 
     const validation = validateContact(raw);
-    if (!validation.ok) return fail(400, "invalid_fields", fields, validation.fieldErrors);
+    if (!validation.ok) return fail(400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
 
     // A bot gets the normal success and nothing is sent.
     if (honeypotFilled(form)) {
@@ -96,7 +96,10 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     }
 
     const refusal = await guards.check(request, validation.message);
-    if (refusal) return fail(refusal.status, refusal.reason, fields);
+    if (refusal) {
+      const { status, reason, ...extra } = refusal;
+      return fail(status, reason, fields, extra);
+    }
 
     const { name, email, subject, message } = validation.message;
     const sent = await transport({ name, from_email: email, subject, message, to_name: toName });

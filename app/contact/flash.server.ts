@@ -5,16 +5,14 @@
 import { createCookie } from "@remix-run/node";
 import { cameOverHttps } from "~/lib/https.server";
 
-export type ContactOutcome = "sent";
-
 export type ContactFlash = {
-  /** Set-Cookie value that carries the outcome to the next page load. */
-  commit(request: Request, outcome: ContactOutcome): Promise<string>;
+  /** Set-Cookie value that says "sent" to the next page load. */
+  commit(request: Request): Promise<string>;
   /**
-   * Reads the outcome once. `headers` clears the cookie and must be sent with
-   * the loader's answer; it is empty when there was nothing to read.
+   * Reads it once. `headers` clears the cookie and must be sent with the
+   * loader's answer; it is empty when there was nothing to read.
    */
-  read(request: Request): Promise<{ outcome: ContactOutcome | null; headers: Headers }>;
+  read(request: Request): Promise<{ sent: boolean; headers: Headers }>;
 };
 
 export function createContactFlash(secret: string): ContactFlash {
@@ -27,15 +25,15 @@ export function createContactFlash(secret: string): ContactFlash {
   });
 
   return {
-    commit: (request, outcome) => cookie.serialize(outcome, { secure: cameOverHttps(request) }),
+    commit: (request) => cookie.serialize("sent", { secure: cameOverHttps(request) }),
     async read(request) {
       const headers = new Headers();
       const cookieHeader = request.headers.get("Cookie");
-      if (!cookieHeader?.includes("contact_flash=")) return { outcome: null, headers };
-      // A forged or stale value reads as null (and is cleared all the same).
+      if (!cookieHeader?.includes("contact_flash=")) return { sent: false, headers };
+      // A forged or stale value reads as not sent (and is cleared all the same).
       const value: unknown = await cookie.parse(cookieHeader);
       headers.append("Set-Cookie", await cookie.serialize("", { maxAge: 0, secure: cameOverHttps(request) }));
-      return { outcome: value === "sent" ? "sent" : null, headers };
+      return { sent: value === "sent", headers };
     },
   };
 }

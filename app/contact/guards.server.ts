@@ -12,7 +12,7 @@ import type { ContactMessage } from "./schema";
 
 export type GuardRefusal =
   | { status: 403; reason: "blocklisted" }
-  | { status: 429; reason: "rate_limited" }
+  | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
 
 // Markers automation tools leave in the User-Agent.
@@ -56,7 +56,11 @@ export function createGuards(config: AppConfig): Guards {
       await limiter.consume(clientKey(request, config.trustProxyHops));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return { status: 429, reason: "rate_limited" };
+      return {
+        status: 429,
+        reason: "rate_limited",
+        retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000),
+      };
     }
     return null;
   };

@@ -1,5 +1,5 @@
 import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { previewImage } from "virtual:social-assets";
 import { SiteHeader } from "~/components/site-header";
 import { About } from "~/components/sections/about";
@@ -12,6 +12,7 @@ import { Resume } from "~/components/sections/resume";
 import { Services } from "~/components/sections/services";
 import { Skills } from "~/components/sections/skills";
 import { contactFlash } from "~/contact/action.server";
+import type { ContactFailure, ContactOutcome } from "~/contact/contract";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
 import { useNonce } from "~/lib/nonce";
@@ -20,9 +21,9 @@ export { contactAction as action } from "~/contact/action.server";
 export { contactClientAction as clientAction } from "~/contact/client-action";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  // The outcome of a contact post, once; `headers` clears it.
-  const { outcome, headers } = await contactFlash.read(request);
-  return data({ site, contactOutcome: outcome }, { headers });
+  // Whether a contact post was just sent, once; `headers` clears it.
+  const { sent, headers } = await contactFlash.read(request);
+  return data({ site, contactSent: sent }, { headers });
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -52,7 +53,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
 export const links: LinksFunction = () => [{ rel: "canonical", href: site.siteUrl }];
 
 export default function Index() {
-  const { site, contactOutcome } = useLoaderData<typeof loader>();
+  const { site, contactSent } = useLoaderData<typeof loader>();
+  // The outcome of a plain HTML post (no JavaScript): the action's failure, or the flash after its redirect.
+  const refused = useActionData<ContactFailure>();
+  const contactOutcome: ContactOutcome | null = refused ?? (contactSent ? { ok: true } : null);
   const nonce = useNonce();
   return (
     <>
@@ -73,7 +77,7 @@ export default function Index() {
         <Contact
           contact={site.contact}
           copy={site.sections.contact}
-          form={<ContactForm flash={contactOutcome} />}
+          form={<ContactForm serverOutcome={contactOutcome} />}
         />
       </main>
       <Footer site={site} />

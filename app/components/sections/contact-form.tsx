@@ -1,13 +1,14 @@
-import { useActionData, useFetcher } from "@remix-run/react";
+import { useFetcher } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { buttonClass } from "~/components/ui/button";
 import type { ToastItem } from "~/components/ui/toast";
+import type { contactClientAction } from "~/contact/client-action";
 import {
   FIELD_BOUNDS,
   HONEYPOT_FIELD,
-  OUTCOME_TEXT,
-  type ContactFailure,
+  outcomeText,
   type ContactField,
+  type ContactOutcome,
   type FieldErrors,
 } from "~/contact/contract";
 import type { validateContact } from "~/contact/schema";
@@ -15,8 +16,6 @@ import { cn } from "~/lib/cn";
 
 const fieldClass =
   "block w-full rounded-md border border-input bg-background px-3 py-2 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive";
-
-type Outcome = keyof typeof OUTCOME_TEXT;
 
 // Toasts only follow a submission: Radix loads then, not with the page.
 const loadToaster = () => import("~/components/ui/toast");
@@ -28,45 +27,37 @@ const loadSchema = () => import("~/contact/schema");
 /**
  * The contact form. It posts to the index route's action: with JavaScript
  * through a fetcher (no reload, toasts); without it as a plain HTML form, and
- * the page that comes back shows the outcome inline.
+ * the page that comes back shows the outcome inline. Both report one shape,
+ * a ContactOutcome.
  */
-export function ContactForm({ flash }: { flash: "sent" | null }) {
-  const fetcher = useFetcher<ContactFailure>();
-  // Only set after a plain HTML post that failed (no JavaScript).
-  const documentFailure = useActionData<ContactFailure>();
+export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome | null }) {
+  const fetcher = useFetcher<typeof contactClientAction>();
   const formRef = useRef<HTMLFormElement>(null);
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>(documentFailure?.fieldErrors ?? {});
-  // What the server rendered: the outcome of a post made without JavaScript.
-  const [inline, setInline] = useState<Outcome | null>(documentFailure ? "failed" : flash);
+  const serverFailure = serverOutcome?.ok === false ? serverOutcome : undefined;
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>(serverFailure?.fieldErrors ?? {});
   const [toasts, setToasts] = useState<ToastItem[]>([]);
-  // fetcher.data as it was when the current submission started.
-  const pending = useRef<{ before: ContactFailure | undefined } | null>(null);
   const validate = useRef<typeof validateContact>();
   const busy = fetcher.state !== "idle";
 
-  // A fetcher post ends idle: with new data when the action answered a
-  // failure; a redirect (success) leaves the previous data in place.
+  // Each answer to a fetcher post is a new outcome object: report it once.
   useEffect(() => {
-    if (fetcher.state === "submitting") pending.current ??= { before: fetcher.data };
-    if (fetcher.state !== "idle" || !pending.current) return;
-    const failure = fetcher.data !== pending.current.before ? fetcher.data : undefined;
-    pending.current = null;
-    const outcome: Outcome = failure ? "failed" : "sent";
-    if (failure) {
-      console.error(`Contact form: message not sent (status ${failure.status}, ${failure.reason})`);
-      setFieldErrors(failure.fieldErrors ?? {});
-    } else {
+    const outcome = fetcher.data;
+    if (!outcome) return;
+    if (outcome.ok) {
+      // Emptied, not reset: reset() would bring back text a failed plain post rendered.
       for (const element of formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
         "input, textarea",
       ) ?? []) {
         element.value = "";
       }
       setFieldErrors({});
+    } else {
+      console.error(`Contact form: message not sent (status ${outcome.status}, ${outcome.reason})`);
+      setFieldErrors(outcome.fieldErrors ?? {});
     }
-    setInline(null);
-    const variant = outcome === "failed" ? "destructive" : "default";
-    setToasts((current) => [...current, { id: Date.now(), variant, ...OUTCOME_TEXT[outcome] }]);
-  }, [fetcher.state, fetcher.data]);
+    const variant = outcome.ok ? "default" : "destructive";
+    setToasts((current) => [...current, { id: Date.now(), variant, ...outcomeText(outcome) }]);
+  }, [fetcher.data]);
 
   // Same schema as the server: catch what the browser's own checks let through
   // (a message of spaces, say) before anything is sent.
@@ -89,7 +80,7 @@ export function ContactForm({ flash }: { flash: "sent" | null }) {
     });
   }
 
-  const fields = documentFailure?.fields;
+  const fields = serverFailure?.fields;
   const field = (name: ContactField) => ({
     id: `contact-${name}`,
     name,
@@ -140,7 +131,8 @@ export function ContactForm({ flash }: { flash: "sent" | null }) {
             {busy ? "Sending..." : "Send Message"}
           </button>
         </div>
-        <InlineOutcome outcome={inline} />
+        {/* Once the fetcher has answered, toasts report; the page's own outcome is old news. */}
+        {fetcher.data ? null : <InlineOutcome outcome={serverOutcome} />}
       </fetcher.Form>
       {toasts.length > 0 ? (
         <Suspense fallback={null}>
@@ -181,18 +173,18 @@ function Field({
 }
 
 /** The outcome of a post made without JavaScript, in a live region. */
-function InlineOutcome({ outcome }: { outcome: Outcome | null }) {
+function InlineOutcome({ outcome }: { outcome: ContactOutcome | null }) {
   if (!outcome) return null;
-  const { title, description } = OUTCOME_TEXT[outcome];
+  const { title, description } = outcomeText(outcome);
   return (
     <div
-      role={outcome === "sent" ? "status" : "alert"}
+      role={outcome.ok ? "status" : "alert"}
       className={cn(
         "rounded-md border p-4 text-sm",
-        outcome === "sent" ? "border-success/40 bg-success/10" : "border-destructive/50 bg-destructive/10",
+        outcome.ok ? "border-success/40 bg-success/10" : "border-destructive/50 bg-destructive/10",
       )}
     >
-      <p className={cn("font-semibold", outcome === "sent" ? "text-success" : "text-destructive")}>{title}</p>
+      <p className={cn("font-semibold", outcome.ok ? "text-success" : "text-destructive")}>{title}</p>
       <p className="mt-1 text-foreground">{description}</p>
     </div>
   );
