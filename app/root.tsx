@@ -35,14 +35,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { theme: await getStoredTheme(request) };
 }
 
-// Runs before paint when no theme cookie exists yet: the spec keeps the choice
+// Runs before paint when no theme cookie exists yet: the choice is also kept
 // in localStorage, so a returning visitor without the cookie still gets it.
 const storedThemeScript = `try{var t=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});if(t==="light"||t==="dark"){var c=document.documentElement.classList;c.remove("light","dark");c.add(t)}}catch(e){}`;
 
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
-  // Dark unless the visitor chose otherwise (the spec's default, not the OS's).
+  // Dark unless the visitor chose otherwise (the site's default, not the OS's: docs/product.md).
   const theme = data?.theme ?? "dark";
   return (
     <html lang="en" className={theme} suppressHydrationWarning>

@@ -1,6 +1,6 @@
 // A small client for EmailJS's REST API. It sends exactly the body that
-// @emailjs/browser 4.4.1's send() produces (DESIGN.md explains why not
-// @emailjs/nodejs) and uses Node's native fetch.
+// @emailjs/browser 4.4.1's send() produces and uses Node's native fetch
+// (docs/decisions/001-server-side-emailjs-client.md: why not @emailjs/nodejs).
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
 export const EMAILJS_SEND_PATH = "/api/v1.0/email/send";

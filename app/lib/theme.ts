@@ -1,4 +1,4 @@
-/** Shared by the pre-paint script and the toggle: the spec's localStorage key. */
+/** Shared by the pre-paint script and the toggle: the localStorage key. */
 export const THEME_STORAGE_KEY = "theme";
 export type ThemeName = "light" | "dark";
 export const SET_THEME_ACTION = "/action/set-theme";
