@@ -30,6 +30,12 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
+    // Playwright reads a fixture's first parameter as a destructuring pattern:
+    // a fixture that needs no other fixture must take `{}`.
+    files: ["tests/e2e/**/*.ts"],
+    rules: { "no-empty-pattern": "off" },
+  },
+  {
     files: ["**/*.{jsx,tsx}", "app/**/*.ts"],
     ...react.configs.flat.recommended,
     ...react.configs.flat["jsx-runtime"],
