@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build:  docker build -t portfolio .
-# Run:    docker run --env-file .env -p 3000:3000 portfolio   (README, "Deploying with Docker")
+# Run:    docker run --env-file .env -p 3000:3000 portfolio   (docs/deploy.md)
 # Secrets (EmailJS keys) are given at run time only; none is an ARG or ENV here.
 # tests/integration/docker-lint.test.ts lints this file; docker-runtime.test.ts runs its runtime stage.
 
