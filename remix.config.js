@@ -10,7 +10,7 @@ export default {
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
     v3_lazyRouteDiscovery: true,
-    // Keeps Node's native fetch under remix-serve (see README, "Design notes").
+    // Keeps Node's native fetch on the server (docs/decisions/002-single-fetch.md).
     v3_singleFetch: true,
   },
 };

@@ -17,9 +17,16 @@ export default defineConfig({
     include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],
   },
   test: {
-    include: ["tests/unit/**/*.test.{ts,tsx}", "tests/integration/**/*.test.{ts,tsx}"],
     environment: "node",
     restoreMocks: true,
+    // Names the Node that runs the tests, and refuses one older than .nvmrc's.
+    globalSetup: ["tests/support/node-version.ts"],
+    // unit: in-process code only; integration: anything with a server, a
+    // child process, a socket or the file system (README, "Tests").
+    projects: [
+      { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"] } },
+      { extends: true, test: { name: "integration", include: ["tests/integration/**/*.test.{ts,tsx}"] } },
+    ],
   },
 });
 

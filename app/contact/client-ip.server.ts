@@ -1,4 +1,4 @@
-// Who "one client" is for the rate limit (DESIGN.md, "The mail relay contract").
+// Who "one client" is for the rate limit (README, "Configuration": TRUST_PROXY).
 // remix-serve gives the app no socket address, so behind N trusted proxies the
 // client is the N-th address from the right of X-Forwarded-For: the entries
 // our own proxies appended, which a visitor cannot forge.

@@ -1,5 +1,6 @@
 // A small client for EmailJS's REST API. It sends exactly the body that
-// @emailjs/browser 4.4.1's send() produces and uses Node's native fetch.
+// @emailjs/browser 4.4.1's send() produces and uses Node's native fetch
+// (docs/decisions/001-server-side-emailjs-client.md: why not @emailjs/nodejs).
 // It retries only what the provider cannot have received, so one message
 // never reaches the owner twice (docs/decisions/010).
 

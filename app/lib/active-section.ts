@@ -1,4 +1,4 @@
-/** The spec's line: the section crossing this many px from the viewport top is active. */
+/** The section crossing this many px from the viewport top is active (docs/product.md). */
 export const ACTIVE_SECTION_OFFSET = 100;
 
 export type SectionBox = { id: string; top: number };

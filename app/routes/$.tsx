@@ -19,7 +19,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 export default function NotFound() {
   const { pathname } = useLocation();
   useEffect(() => {
-    // The spec logs the unknown path in the browser console too.
+    // The unknown path is logged in the browser console too (docs/product.md).
     console.error("404 Error: User attempted to access non-existent route:", pathname);
   }, [pathname]);
   return <StatusPage code="404" title="Oops! Page not found" />;

@@ -3,7 +3,17 @@
 // the context: this checkout less .dockerignore), its ENV and its RUNs, on the
 // image's Node major. Any instruction it cannot replay faithfully is an error.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative } from "node:path";
 import { ROOT } from "../support/app-server";
@@ -28,6 +38,8 @@ export type ReplayedImage = {
   exposed: string[];
   /** A PATH whose `node` and `npm` run on the image's Node major. */
   shims: string;
+  /** That Node binary, where the image's user can run it. */
+  node: string;
 };
 
 /** The build stage's files are this checkout once built; other stages are not replayed. */
@@ -74,15 +86,35 @@ export function childEnv(vars: Record<string, string | undefined>): NodeJS.Proce
   return vars as unknown as NodeJS.ProcessEnv;
 }
 
-/** `node` and `npm` on the given Node binary; `chown` to the image's user maps to `runAs`. */
-function writeShims(node: string, npmCli: string, user: string, runAs: string | undefined): string {
+/** Whether a user with no rights of its own can run the file: it and every folder above it open to others. */
+function othersCanRun(path: string): boolean {
+  if ((statSync(path).mode & 0o005) !== 0o005) return false;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+/**
+ * `node` and `npm` on the given Node binary; `chown` to the image's user maps
+ * to `runAs`. A Node the user of `runAs` cannot reach (inside a checkout in a
+ * mode-700 home, say) is copied in, so the server still runs unprivileged.
+ */
+function writeShims(node: string, npmCli: string, user: string, runAs: string | undefined) {
   const shims = mkdtempSync(join(tmpdir(), "portfolio-image-bin-"));
+  chmodSync(shims, 0o755);
+  let runnable = realpathSync(node);
+  if (runAs && !othersCanRun(runnable)) {
+    runnable = join(shims, "node-binary");
+    copyFileSync(node, runnable);
+    chmodSync(runnable, 0o755);
+  }
   const script = (name: string, body: string) => {
     writeFileSync(join(shims, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(shims, name), 0o755);
   };
-  script("node", `exec "${node}" "$@"`);
-  script("npm", `exec "${node}" "${npmCli}" "$@"`);
+  script("node", `exec "${runnable}" "$@"`);
+  script("npm", `exec "${runnable}" "${npmCli}" "$@"`);
   script(
     "chown",
     [
@@ -91,8 +123,7 @@ function writeShims(node: string, npmCli: string, user: string, runAs: string | 
       runAs ? `exec /bin/chown "${runAs}" "$@"` : "exit 0 # not root here: the files are already ours",
     ].join("\n"),
   );
-  chmodSync(shims, 0o755);
-  return shims;
+  return { shims, node: runnable };
 }
 
 export function replayRuntimeStage({
@@ -117,7 +148,7 @@ export function replayRuntimeStage({
 
   const dir = mkdtempSync(join(tmpdir(), "portfolio-image-"));
   chmodSync(dir, 0o755);
-  const shims = writeShims(node, npmCli, user, runAs);
+  const { shims, node: runnable } = writeShims(node, npmCli, user, runAs);
   const image: ReplayedImage = {
     dir,
     env: {},
@@ -127,6 +158,7 @@ export function replayRuntimeStage({
     healthcheck: [],
     exposed: [],
     shims,
+    node: runnable,
   };
   // The base stages' RUNs made the base image (tini); their ENV, WORKDIR and USER carry over.
   for (const instruction of stageChain(stages, runtime).flatMap((stage) =>
@@ -193,9 +225,15 @@ export function replayRuntimeStage({
 
 /** The npm that this machine runs; the image's Node major runs it in the replay. */
 export function findNpmCli(): string {
+  const onPath = (process.env.PATH ?? "")
+    .split(":")
+    .map((dir) => join(dir, "npm"))
+    .filter((path) => existsSync(path))
+    .map((path) => realpathSync(path));
   const candidates = [
     process.env.npm_execpath,
     join(dirname(process.execPath), "../lib/node_modules/npm/bin/npm-cli.js"),
+    ...onPath,
   ].filter((path): path is string => !!path && /npm-cli\.js$/.test(path));
   const found = candidates.find((path) => existsSync(path) && statSync(path).isFile());
   if (!found) throw new Error(`npm-cli.js not found (looked at ${candidates.join(", ")})`);

@@ -1,9 +1,8 @@
 // The text rules of the shared schema in the browser (issue 9, finding 6): a
 // name of only a zero-width space is empty, a subject with U+2028 is not one
 // line; each field says so next to it and nothing is sent.
-import { expect, test, type Page } from "@playwright/test";
-import { fake, field, fillForm, marker, message, sendButton } from "../support/contact-e2e";
-import { gotoHydrated } from "../support/site";
+import type { Page } from "@playwright/test";
+import { expect, field, fillForm, gotoHydrated, message, sendButton, test } from "./fixtures";
 
 async function expectFieldError(page: Page, name: "name" | "subject", text: string) {
   const box = field(page, name);
@@ -13,8 +12,9 @@ async function expectFieldError(page: Page, name: "name" | "subject", text: stri
 
 test("invisible and multi-line text gets the field's message, and nothing is sent", async ({
   page,
-}, info) => {
-  const mark = marker(info);
+  fake,
+  mark,
+}) => {
   await gotoHydrated(page);
   await page.waitForLoadState("networkidle");
   // Both pass the browser's `required`; the schema refuses them.
@@ -23,5 +23,5 @@ test("invisible and multi-line text gets the field's message, and nothing is sen
 
   await expectFieldError(page, "name", "Please enter your name.");
   await expectFieldError(page, "subject", "Subject must be a single line of text.");
-  expect(await fake().requests(mark)).toHaveLength(0);
+  expect(await fake.requests(mark)).toHaveLength(0);
 });

@@ -1,19 +1,13 @@
 // The contact form without JavaScript: a plain HTML post, the outcome inline
 // in a live region, the page back at #contact, fields empty after success and
 // still filled after failure, and no resend on reload.
-import { expect, test } from "@playwright/test";
-import { expectFields, fake, field, fillForm, marker, message, sendButton } from "../support/contact-e2e";
-
-const SENT = { title: "Message Sent!", text: "Thank you for your message. I'll get back to you soon!" };
-const FAILED = {
-  title: "Error Sending Message",
-  text: "There was an issue sending your message. Please try again or contact me directly.",
-};
+import { expect, expectFields, FAILED, field, fillForm, message, sendButton, SENT, test } from "./fixtures";
 
 test("success: the status inline at #contact, fields empty, and a reload sends nothing", async ({
   page,
-}, info) => {
-  const mark = marker(info);
+  fake,
+  mark,
+}) => {
   await page.goto("/");
   await fillForm(page, message(mark));
   await sendButton(page).click();
@@ -24,16 +18,15 @@ test("success: the status inline at #contact, fields empty, and a reload sends n
   await expect(status.getByText(SENT.text, { exact: true })).toBeVisible();
   await expect(page.locator("#contact")).toBeInViewport();
   await expectFields(page, null);
-  expect(await fake().requests(mark)).toHaveLength(1);
+  expect(await fake.requests(mark)).toHaveLength(1);
 
   await page.reload();
   await expect(page.getByText(SENT.title, { exact: true })).toHaveCount(0);
-  expect(await fake().requests(mark)).toHaveLength(1);
+  expect(await fake.requests(mark)).toHaveLength(1);
 });
 
-test("failure: the alert inline at #contact, every field still filled", async ({ page }, info) => {
-  const mark = marker(info);
-  await fake().setMode({ kind: "status", status: 422 }, mark);
+test("failure: the alert inline at #contact, every field still filled", async ({ page, fake, mark }) => {
+  await fake.setMode({ kind: "status", status: 422 }, mark);
   await page.goto("/");
   await fillForm(page, message(mark));
   await sendButton(page).click();
@@ -45,13 +38,14 @@ test("failure: the alert inline at #contact, every field still filled", async ({
   await expect(page.locator("#contact")).toBeInViewport();
   // Browsers submit the textarea's line breaks as CRLF; the textarea shows them as "\n".
   await expectFields(page, message(mark));
-  expect(await fake().requests(mark)).toHaveLength(1);
+  expect(await fake.requests(mark)).toHaveLength(1);
 });
 
 test("a field error from the server, next to the field, the rest kept, nothing sent", async ({
   page,
-}, info) => {
-  const mark = marker(info);
+  fake,
+  mark,
+}) => {
   await page.goto("/");
   // A blank subject passes the browser's `required` but not the schema.
   await fillForm(page, { ...message(mark), subject: "   ", message: `Still here ${mark}` });
@@ -66,5 +60,5 @@ test("a field error from the server, next to the field, the rest kept, nothing s
   await expect(field(page, "message")).toHaveValue(`Still here ${mark}`);
   await expect(field(page, "name")).toHaveValue("Grace Hopper");
   await expect(page.locator("#contact [role=alert]").getByText(FAILED.title, { exact: true })).toBeVisible();
-  expect(await fake().requests(mark)).toHaveLength(0);
+  expect(await fake.requests(mark)).toHaveLength(0);
 });

@@ -2,39 +2,15 @@
 // toggle, a tooltip, which loads its code on first hover, the contact form)
 // and the 404 page raise no CSP violation, no console error or warning and no
 // hydration error. The nonce'd inline theme script really runs.
-import { expect, test, type Page } from "@playwright/test";
-import { OUTCOME_TEXT } from "~/contact/contract";
+import type { Page } from "@playwright/test";
 import { THEME_STORAGE_KEY } from "~/theme/theme";
-import { fillForm, marker, message, sendButton } from "../support/contact-e2e";
+import { expect, FAILED, fillForm, gotoHydrated, message, sendButton, SENT, test } from "./fixtures";
 
-type Watch = { violations: string[]; console: string[] };
-
-/** Records CSP violations (from the document's own event) and console errors, warnings and page errors. */
-async function watch(page: Page): Promise<Watch> {
-  const seen: Watch = { violations: [], console: [] };
-  await page.exposeFunction("__reportCspViolation", (text: string) => seen.violations.push(text));
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      const report = (window as unknown as { __reportCspViolation: (text: string) => void })
-        .__reportCspViolation;
-      void report(
-        `${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`,
-      );
-    });
-  });
-  page.on("console", (entry) => {
-    if (entry.type() === "error" || entry.type() === "warning")
-      seen.console.push(`${entry.type()}: ${entry.text()}`);
-  });
-  page.on("pageerror", (error) => seen.console.push(`pageerror: ${error.message}`));
-  return seen;
-}
-
-async function openHydrated(page: Page, path = "/") {
-  const response = await page.goto(path);
+/** Opens a page with the enforced CSP, hydrated, once its lazy loads have settled. */
+async function openWithCsp(page: Page, path = "/") {
+  const response = await gotoHydrated(page, path);
   const csp = response?.headers()["content-security-policy"] ?? "";
   expect(csp).toMatch(/script-src [^;]*'nonce-/);
-  await page.waitForFunction(() => (window as { __remixContext?: unknown }).__remixContext);
   await page.waitForLoadState("networkidle");
 }
 
@@ -44,9 +20,10 @@ const htmlTheme = (page: Page) => page.evaluate(() => document.documentElement.c
 
 test("using the page: theme toggle, tooltip and contact form raise no CSP violation or console problem", async ({
   page,
-}, info) => {
-  const seen = await watch(page);
-  await openHydrated(page);
+  problems,
+  mark,
+}) => {
+  await openWithCsp(page);
 
   expect(await htmlTheme(page)).toContain("dark");
   const saved = page.waitForResponse((response) => response.url().endsWith("/action/set-theme"));
@@ -59,41 +36,37 @@ test("using the page: theme toggle, tooltip and contact form raise no CSP violat
   await themeButton(page).hover();
   await expect(page.getByRole("tooltip")).toBeVisible();
 
-  await fillForm(page, message(marker(info)));
+  await fillForm(page, message(mark));
   await sendButton(page).click();
   // Another test may be steering the shared fake: either outcome is a used form.
-  const outcome = new RegExp(`^(${OUTCOME_TEXT.sent.title}|${OUTCOME_TEXT.failed.title})$`);
+  const outcome = new RegExp(`^(${SENT.title}|${FAILED.title})$`);
   await expect(page.getByText(outcome).first()).toBeVisible();
 
   // Back with the theme cookie: the page is rendered light, without the inline theme script.
-  await openHydrated(page);
+  await openWithCsp(page);
   expect(await htmlTheme(page)).toContain("light");
 
-  expect(seen.violations).toEqual([]);
-  expect(seen.console).toEqual([]);
+  expect(problems.unexpected()).toEqual([]);
 });
 
 test("the nonce'd inline theme script runs before paint for a visitor with only a stored theme", async ({
   page,
+  problems,
 }) => {
-  const seen = await watch(page);
   await page.addInitScript((key) => localStorage.setItem(key, "light"), THEME_STORAGE_KEY);
   await page.goto("/");
   expect(await htmlTheme(page)).toContain("light");
   await page.waitForLoadState("networkidle");
-  expect(seen.violations).toEqual([]);
-  expect(seen.console).toEqual([]);
+  expect(problems.unexpected()).toEqual([]);
 });
 
-test("the 404 page raises no CSP violation", async ({ page }) => {
-  const seen = await watch(page);
-  await openHydrated(page, "/no-such-page");
+test("the 404 page raises no CSP violation", async ({ page, problems }) => {
+  await openWithCsp(page, "/no-such-page");
   await expect(page.getByText("Oops! Page not found")).toBeVisible();
-  expect(seen.violations).toEqual([]);
-  // Expected here: the browser's note of the 404 status and the spec's own log of the path.
-  const expected = [
+  // Expected here: the browser's note of the 404 status and the page's own log of the path.
+  problems.allow(
     /Failed to load resource: the server responded with a status of 404/,
     /404 Error: User attempted to access non-existent route/,
-  ];
-  expect(seen.console.filter((line) => !expected.some((pattern) => pattern.test(line)))).toEqual([]);
+  );
+  expect(problems.unexpected()).toEqual([]);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer } from "../support/app-server";
-import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "../support/emailjs-e2e";
+import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "./fixtures";
 
 /**
  * Starts the production build once for the whole run, relaying mail to a fake

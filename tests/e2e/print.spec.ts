@@ -1,9 +1,7 @@
 // Printing /: a clean document in either theme. Chromium's print media
 // (what a visitor's "Print" lays out) and a real PDF of it.
-import { expect, test, type Page } from "@playwright/test";
-import { OUTCOME_TEXT } from "~/contact/contract";
-import { fillForm, marker, message } from "../support/contact-e2e";
-import { gotoHydrated, site } from "../support/site";
+import type { Page } from "@playwright/test";
+import { expect, fillForm, gotoHydrated, message, SENT, site, test } from "./fixtures";
 
 /** Opens / in a theme, as a returning visitor who chose it. */
 async function openInTheme(page: Page, theme: "dark" | "light") {
@@ -27,12 +25,12 @@ async function luminance(page: Page, selector: string, property: "color" | "back
 }
 
 for (const theme of ["dark", "light"] as const) {
-  test(`printing / in the ${theme} theme gives a clean document`, async ({ page }, info) => {
+  test(`printing / in the ${theme} theme gives a clean document`, async ({ page, mark }, info) => {
     await openInTheme(page, theme);
     // A toast on screen too, to check that it does not reach the paper.
-    await fillForm(page, message(marker(info)));
+    await fillForm(page, message(mark));
     await page.locator("#contact form").getByRole("button", { name: "Send Message" }).click();
-    const toast = page.getByText(OUTCOME_TEXT.sent.title, { exact: true }).first();
+    const toast = page.getByText(SENT.title, { exact: true }).first();
     await expect(toast).toBeVisible();
 
     await page.emulateMedia({ media: "print" });

@@ -1,7 +1,7 @@
 // Accessibility scans and a clean console, in both themes.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
-import { gotoHydrated, waitForHydration, watchProblems } from "../support/site";
+import type { Page } from "@playwright/test";
+import { expect, gotoHydrated, test, waitForHydration } from "./fixtures";
 
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -42,15 +42,17 @@ for (const theme of ["dark", "light"] as const) {
       await expectNoAxeViolations(page);
     });
 
-    test("loading / logs no error, warning, hydration problem or CSP violation", async ({ page }) => {
-      const problems = await watchProblems(page);
+    test("loading / logs no error, warning, hydration problem or CSP violation", async ({
+      page,
+      problems,
+    }) => {
       await openHome(page, theme);
       await page.waitForLoadState("networkidle");
       // Hydrated: the header's menu state is live.
       await page.setViewportSize({ width: 375, height: 740 });
       await page.getByRole("button", { name: "Menu" }).click();
       await expect(page.getByRole("button", { name: "Menu" })).toHaveAttribute("aria-expanded", "true");
-      expect(problems).toEqual([]);
+      expect(problems.unexpected()).toEqual([]);
     });
   });
 }

@@ -1,22 +1,18 @@
 // Header navigation: plain #id links that scroll (smoothly, or instantly for
 // reduced motion), the active link following the scroll, and the small-screen menu.
-import { expect, test, type Locator, type Page } from "@playwright/test";
-import { atPageBottom, gotoHydrated, SECTION_IDS, SECTION_STOP_PX, sectionTop, site } from "../support/site";
+import type { Locator, Page } from "@playwright/test";
+import {
+  atPageBottom,
+  expect,
+  expectScrolledTo,
+  gotoHydrated,
+  SECTION_IDS,
+  sectionTop,
+  site,
+  test,
+} from "./fixtures";
 
 const label = (id: string) => site.nav.find((item) => item.id === id)!.label;
-
-/** Waits until the section sits under the header, or the page cannot scroll further towards it. */
-async function expectScrolledTo(page: Page, id: string) {
-  await expect
-    .poll(async () => {
-      const top = await sectionTop(page, id);
-      if (Math.abs(top - SECTION_STOP_PX) <= 2) return "at section";
-      if (top > SECTION_STOP_PX && (await atPageBottom(page))) return "at section";
-      if (top < SECTION_STOP_PX && (await page.evaluate(() => window.scrollY)) === 0) return "at section";
-      return top;
-    })
-    .toBe("at section");
-}
 
 async function expectCurrent(nav: Locator, id: string) {
   const current = nav.locator("[aria-current]");

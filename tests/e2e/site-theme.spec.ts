@@ -1,8 +1,8 @@
 // Theme: dark by default, a toggle that flips and persists (cookie for the
-// server, localStorage for the spec), no flash, and the server's first byte
+// server, localStorage for the pre-paint script), no flash, and the server's first byte
 // already carrying the chosen class.
-import { expect, test, type Page } from "@playwright/test";
-import { gotoHydrated, site, waitForHydration } from "../support/site";
+import type { Page } from "@playwright/test";
+import { expect, gotoHydrated, site, test, waitForHydration } from "./fixtures";
 
 const toggle = (page: Page) => page.getByRole("button", { name: /^Switch to (light|dark) theme$/ });
 
@@ -95,7 +95,7 @@ test("a light choice kept only in localStorage is applied before paint, then sto
   expect(serverThemeClass(await next.text())).toBe("light");
 });
 
-test("with storage blocked by the browser the page and the toggle still work", async ({ page }) => {
+test("with storage blocked by the browser the page and the toggle still work", async ({ page, problems }) => {
   await page.addInitScript(() => {
     const refuse = () => {
       throw new DOMException("The operation is insecure.", "SecurityError");
@@ -103,8 +103,6 @@ test("with storage blocked by the browser the page and the toggle still work", a
     Storage.prototype.getItem = refuse;
     Storage.prototype.setItem = refuse;
   });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
   await gotoHydrated(page);
   // Not the error page: the toggle's effect reads localStorage.
   await expect(page.getByRole("heading", { level: 1 })).toContainText(site.name);
@@ -114,5 +112,5 @@ test("with storage blocked by the browser the page and the toggle still work", a
   await saved;
   const response = await page.reload();
   expect(serverThemeClass(await response!.text())).toBe("light");
-  expect(problems).toEqual([]);
+  expect(problems.unexpected()).toEqual([]);
 });

@@ -1,8 +1,7 @@
 // With JavaScript off (project "no-js"): every section's text is there, the
 // anchors still move the viewport, the small-screen menu is reachable and the
 // theme toggle works as a plain form.
-import { expect, test, type Page } from "@playwright/test";
-import { atPageBottom, SECTION_STOP_PX, sectionTop, site } from "../support/site";
+import { expect, expectScrolledTo, site, test } from "./fixtures";
 
 const copy = (section: keyof typeof site.sections) => [
   site.sections[section].title,
@@ -61,17 +60,6 @@ const TEXT_BY_PART: Record<string, readonly string[]> = {
 };
 
 const normalise = (text: string) => text.replace(/\s+/g, " ").trim();
-
-async function expectScrolledTo(page: Page, id: string) {
-  await expect
-    .poll(async () => {
-      const top = await sectionTop(page, id);
-      if (Math.abs(top - SECTION_STOP_PX) <= 2 || (top > SECTION_STOP_PX && (await atPageBottom(page))))
-        return "at section";
-      return top;
-    })
-    .toBe("at section");
-}
 
 test("every section shows all of its text", async ({ page }) => {
   await page.goto("/");

@@ -5,8 +5,6 @@ import { createContactFlash } from "~/contact/flash.server";
 import { BODY_LIMIT_BYTES } from "~/contact/create-action.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
-// A free port has nothing listening: "connection refused".
-import { freePort as closedPort } from "../support/free-port";
 import {
   BROWSER_HEADERS,
   OWNER,

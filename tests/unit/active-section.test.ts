@@ -10,10 +10,6 @@ function layout(scrollY: number, height = 600): SectionBox[] {
 }
 
 describe("pickActiveSection", () => {
-  it("uses the spec's 100 px line", () => {
-    expect(ACTIVE_SECTION_OFFSET).toBe(100);
-  });
-
   it("returns null when there are no sections", () => {
     expect(pickActiveSection([])).toBeNull();
   });

@@ -1,5 +1,6 @@
-// The owner edits app/content/site.ts; these invariants keep an edit from
-// silently breaking what the spec fixes (ids, titles, dates, links).
+// The owner edits app/content/site.ts; its types catch a malformed edit, and
+// these rules catch what types cannot (duplicates, blanks, unusable links).
+// The copy itself is the owner's: no test pins it.
 import { describe, expect, it } from "vitest";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
@@ -16,75 +17,30 @@ function allUrls() {
 }
 
 describe("content module", () => {
-  it("has the six navigation items, in order", () => {
-    expect(site.nav.map((item) => [item.id, item.label])).toEqual([
-      ["home", "Home"],
-      ["about", "About"],
-      ["skills", "Skills"],
-      ["services", "Services"],
-      ["projects", "Projects"],
-      ["contact", "Contact"],
-    ]);
+  it("names each section once in the navigation", () => {
+    const ids = site.nav.map((item) => item.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("has the five skill groups with the spec's titles, each with unique skills", () => {
-    expect(site.skillGroups.map((group) => group.title)).toEqual([
-      "Languages",
-      "Tools & Frameworks",
-      "Platforms & APIs",
-      "Specialties",
-      "Soft Skills",
-    ]);
+  it("has skill groups that each list unique skills", () => {
     for (const group of site.skillGroups) {
       expect(group.skills.length, group.title).toBeGreaterThan(0);
       expect(new Set(group.skills).size, group.title).toBe(group.skills.length);
     }
   });
 
-  it("has the four services with the spec's titles, each with a description and an icon", () => {
-    expect(site.services.map((service) => service.title)).toEqual([
-      "Machine Learning Development",
-      "Custom Software Development",
-      "Data Analytics & Visualization",
-      "AI Healthcare Solutions",
-    ]);
-    for (const service of site.services) {
-      expect(service.description.trim()).not.toBe("");
-      expect(service.icon).toBeTruthy();
-    }
+  it("describes every service", () => {
+    for (const service of site.services) expect(service.description.trim(), service.title).not.toBe("");
   });
 
-  it("has three projects; only the third (the desktop app) has no demo", () => {
-    expect(site.projects).toHaveLength(3);
-    expect(site.projects.map((project) => project.demoUrl === null)).toEqual([false, false, true]);
+  it("gives every project a title, a description and its technologies", () => {
     for (const project of site.projects) {
       expect(project.title.trim()).not.toBe("");
       expect(project.description.trim()).not.toBe("");
       expect(project.technologies.length).toBeGreaterThan(0);
     }
     // Titles key the cards (React keys, accessible names): they must differ.
-    expect(new Set(site.projects.map((project) => project.title)).size).toBe(3);
-  });
-
-  it("keeps the spec's About facts", () => {
-    expect(site.education.degree).toBe("B.Tech in Computer Science");
-    expect(site.education.graduation).toMatch(/2026/);
-    expect(site.education.cgpa).toMatch(/CGPA/);
-    expect(site.experience.title).toMatch(/data science/i);
-    expect(site.experience.title).toMatch(/intern/i);
-    expect([site.experience.start, site.experience.end]).toEqual(["March 2025", "June 2025"]);
-    expect(site.stat).toEqual({ value: "5+", label: "Projects Completed" });
-  });
-
-  it("keeps the section headings the spec names", () => {
-    expect(site.sections.projects.title).toBe("Featured Projects");
-    expect(site.sections.resume.title).toBe("Resume");
-    expect(site.sections.contact.title).toBe("Get In Touch");
-  });
-
-  it("dates the resume June 2025 and reads © 2025 in the footer", () => {
-    expect(site.resume.date).toBe("June 2025");
-    expect(site.footer).toBe("© 2025");
+    expect(new Set(site.projects.map((project) => project.title)).size).toBe(site.projects.length);
   });
 
   it("uses https for every external URL, and valid URLs", () => {

@@ -12,7 +12,7 @@ function renderRoute(route: { Component?: () => null; loader?: () => never }) {
 }
 
 describe("root ErrorBoundary", () => {
-  it("shows the spec's message and a way home when rendering throws", async () => {
+  it("shows a plain message and a way home when rendering throws", async () => {
     const error = new Error("render failed");
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     renderRoute({

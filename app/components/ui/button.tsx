@@ -31,13 +31,15 @@ type Style = { variant?: Variant; size?: Size };
 export const ButtonLink = forwardRef<
   HTMLAnchorElement,
   AnchorHTMLAttributes<HTMLAnchorElement> & Style & { external?: boolean }
->(function ButtonLink({ variant, size, className, external, ...props }, ref) {
+>(function ButtonLink({ variant, size, className, external, children, ...props }, ref) {
   return (
     <a
       ref={ref}
       className={buttonClass(variant, size, className)}
       {...(external ? { target: "_blank", rel: "noopener noreferrer" } : {})}
       {...props}
-    />
+    >
+      {children}
+    </a>
   );
 });

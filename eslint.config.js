@@ -1,0 +1,64 @@
+// ESLint flat config: typescript-eslint for all code, React, hooks and jsx-a11y
+// for the app's components, Prettier's config last (formatting is Prettier's).
+import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
+import prettier from "eslint-config-prettier";
+import jsxA11y from "eslint-plugin-jsx-a11y";
+import react from "eslint-plugin-react";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default defineConfig(
+  { ignores: ["build/", ".cache/", "bench/results/", "playwright-report/", "test-results/", "public/"] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      // `_name` marks a parameter or binding kept for its position (an Express
+      // error handler's arity, a destructured rest).
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // page.evaluate() callbacks in the bench's and tests' plain JS run in the browser.
+    files: ["bench/**/*.mjs", "tests/**/*.mjs"],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    // Playwright reads a fixture's first parameter as a destructuring pattern:
+    // a fixture that needs no other fixture must take `{}`.
+    files: ["tests/e2e/**/*.ts"],
+    rules: { "no-empty-pattern": "off" },
+  },
+  {
+    files: ["**/*.{jsx,tsx}", "app/**/*.ts"],
+    ...react.configs.flat.recommended,
+    ...react.configs.flat["jsx-runtime"],
+    languageOptions: {
+      ...react.configs.flat.recommended.languageOptions,
+      globals: { ...globals.browser },
+    },
+    plugins: { react, "jsx-a11y": jsxA11y, "react-hooks": reactHooks },
+    settings: { react: { version: "detect" } },
+    rules: {
+      ...react.configs.flat.recommended.rules,
+      ...react.configs.flat["jsx-runtime"].rules,
+      ...jsxA11y.flatConfigs.recommended.rules,
+      // The two classic hook rules. The plugin's React Compiler rules (refs,
+      // immutability, set-state-in-effect, …) judge code written for the
+      // compiler, which this app does not use.
+      "react-hooks/rules-of-hooks": "error",
+      "react-hooks/exhaustive-deps": "error",
+      // Props are typed by TypeScript.
+      "react/prop-types": "off",
+      // An apostrophe in copy is text; a stray `>` or `}` is the typo worth catching.
+      "react/no-unescaped-entities": ["error", { forbid: [">", "}"] }],
+    },
+  },
+  prettier,
+);

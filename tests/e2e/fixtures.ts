@@ -1,0 +1,174 @@
+// What the e2e specs share, as Playwright fixtures and helpers: the content
+// they read, opening a page and waiting for hydration (in one place), console
+// and CSP problems collected and asserted at the end, the fake EmailJS API,
+// the contact form's fields, and where a section stops when scrolled to.
+import { expect, test as base, type Page, type TestInfo } from "@playwright/test";
+import { site } from "~/content/site";
+import { fakeControl } from "../fakes/emailjs-fake";
+
+export { expect, site };
+
+/** The EmailJS account the e2e app server runs with: recognisable, so a test can prove none reaches the browser. */
+export const E2E_EMAILJS_IDS = {
+  EMAILJS_PUBLIC_KEY: "e2e_pub_K3yN0tF0rBr0wsers",
+  EMAILJS_SERVICE_ID: "e2e_service_5eRv1ceId",
+  EMAILJS_TEMPLATE_ID: "e2e_template_T3mpl4te",
+  EMAILJS_PRIVATE_KEY: "e2e_private_Pr1v4teK3y",
+} as const;
+
+/** Where the global setup publishes the base URL of the fake EmailJS API. */
+export const FAKE_URL_ENV = "E2E_EMAILJS_FAKE_URL";
+
+/** The two outcomes a visitor reads (docs/product.md). */
+export const SENT = {
+  title: "Message Sent!",
+  text: "Thank you for your message. I'll get back to you soon!",
+};
+export const FAILED = {
+  title: "Error Sending Message",
+  text: "There was an issue sending your message. Please try again or contact me directly.",
+};
+
+// ---- Hydration: the one place that knows when the page has hydrated. ----
+
+/**
+ * Waits until React has hydrated the page: it hydrates after its load event,
+ * so `goto` alone can hand back a page whose controls still behave as without
+ * JS. The header drops its no-JS `:target` fallback in an effect; once it has,
+ * every effect of the first render has run.
+ */
+export async function waitForHydration(page: Page) {
+  await page.waitForFunction(() => !document.getElementById("mobile-nav")?.className.includes("target:"));
+}
+
+/** Opens a page with the header and waits until it has hydrated. */
+export async function gotoHydrated(page: Page, url = "/") {
+  const response = await page.goto(url);
+  await waitForHydration(page);
+  return response;
+}
+
+// ---- Scrolling ----
+
+export const SECTION_IDS = site.nav.map((item) => item.id);
+
+/** The header is fixed; sections stop below it (scroll-margin-top: 4.5rem). */
+export const SECTION_STOP_PX = 72;
+
+/** The top of a section relative to the viewport, in px. */
+export function sectionTop(page: Page, id: string) {
+  return page.evaluate(
+    (sectionId) => Math.round(document.getElementById(sectionId)!.getBoundingClientRect().top),
+    id,
+  );
+}
+
+/** Whether the window is scrolled to the very bottom (a short last section cannot reach the top). */
+export function atPageBottom(page: Page) {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    return Math.ceil(window.innerHeight + window.scrollY) >= root.scrollHeight - 2;
+  });
+}
+
+/** Waits until the section sits under the header, or the page cannot scroll further towards it. */
+export async function expectScrolledTo(page: Page, id: string) {
+  await expect
+    .poll(async () => {
+      const top = await sectionTop(page, id);
+      if (Math.abs(top - SECTION_STOP_PX) <= 2) return "at section";
+      if (top > SECTION_STOP_PX && (await atPageBottom(page))) return "at section";
+      if (top < SECTION_STOP_PX && (await page.evaluate(() => window.scrollY)) === 0) return "at section";
+      return top;
+    })
+    .toBe("at section");
+}
+
+// ---- The contact form ----
+
+export function message(mark: string) {
+  return {
+    name: "Grace Hopper",
+    email: "grace@example.com",
+    subject: `Compilers ${mark}`,
+    message: "Hello!\nShall we talk about COBOL?",
+  };
+}
+
+export type Message = ReturnType<typeof message>;
+const LABELS = { name: "Name", email: "Email", subject: "Subject", message: "Message" } as const;
+
+export const field = (page: Page, name: keyof Message) =>
+  page.locator("#contact form").getByLabel(LABELS[name], { exact: true });
+
+export async function fillForm(page: Page, values: Message) {
+  for (const name of Object.keys(LABELS) as Array<keyof Message>) await field(page, name).fill(values[name]);
+}
+
+export async function expectFields(page: Page, values: Message | null) {
+  for (const name of Object.keys(LABELS) as Array<keyof Message>) {
+    await expect(field(page, name)).toHaveValue(values ? values[name] : "");
+  }
+}
+
+export const sendButton = (page: Page) =>
+  page.locator("#contact form").getByRole("button", { name: /^(Send Message|Sending\.\.\.)$/ });
+
+// ---- Fixtures ----
+
+/** Console errors and warnings, uncaught errors and CSP violations a page raised. */
+export class Problems {
+  readonly seen: string[] = [];
+  private allowed: RegExp[] = [];
+
+  /** Lines this test expects (a 404's own log, say); the rest still fail it. */
+  allow(...patterns: RegExp[]) {
+    this.allowed.push(...patterns);
+  }
+
+  unexpected() {
+    return this.seen.filter((line) => !this.allowed.some((pattern) => pattern.test(line)));
+  }
+}
+
+type Fixtures = {
+  /**
+   * Watches the page from before its first navigation; at the end of the test
+   * there must be nothing but what it allowed. React reports hydration
+   * mismatches as uncaught errors in production; CSP violations come from the
+   * document's own event.
+   */
+  problems: Problems;
+  /** The fake EmailJS API that the shared app server relays to. */
+  fake: ReturnType<typeof fakeControl>;
+  /** A string unique to this test, put in the subject so tests sharing the fake never mix. */
+  mark: string;
+};
+
+export const test = base.extend<Fixtures>({
+  problems: async ({ page }, use) => {
+    const problems = new Problems();
+    page.on("console", (entry) => {
+      if (entry.type() === "error" || entry.type() === "warning")
+        problems.seen.push(`${entry.type()}: ${entry.text()}`);
+    });
+    page.on("pageerror", (error) => problems.seen.push(`pageerror: ${error.message}`));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (event) => {
+        console.error(
+          `CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`,
+        );
+      });
+    });
+    await use(problems);
+    expect(problems.unexpected(), "console, page errors and CSP violations").toEqual([]);
+  },
+  fake: async ({}, use) => {
+    const url = process.env[FAKE_URL_ENV];
+    if (!url) throw new Error(`${FAKE_URL_ENV} is not set: run through playwright.config.ts (global setup)`);
+    await use(fakeControl(url));
+  },
+  mark: async ({}, use, info: TestInfo) => {
+    await use(`m${info.testId}${info.retry}${Math.random().toString(36).slice(2, 8)}`);
+  },
+});
