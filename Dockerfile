@@ -30,7 +30,7 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --no-audit --no-fund \
  && mkdir outbox && chown node:node outbox
 COPY --from=build /app/build ./build
-# Unhashed files (favicon, robots.txt): the server serves them from here with a short cache.
+# Unhashed files (the favicon): the server serves them from here with a short cache.
 COPY public ./public
 # The app's files stay root-owned; it can write only to the outbox (a volume).
 USER node

@@ -9,9 +9,9 @@ export default defineConfig({
   // socialAssets draws the preview image and icons (social/vite-plugin.ts).
   plugins: [tailwindcss(), socialAssets(), !process.env.VITEST && remix(remixOptions)],
   resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
-  // remix-serve gives everything in build/client a one-year immutable cache,
+  // The server (server/index.ts) gives everything in build/client a one-year immutable cache,
   // right only for hashed files; public/ stays out of it and is served from
-  // public/ with remix-serve's one-hour cache (the image copies public/).
+  // public/ with a one-hour cache (the image copies public/).
   build: { copyPublicDir: false },
   optimizeDeps: {
     include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],

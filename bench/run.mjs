@@ -309,7 +309,41 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      results.contact = { fakeAlone, viaAction, healthz, addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms };
+      // What a refusal costs next to a page view: a refused post (an invalid
+      // address) is answered like any other refusal, with the typed text.
+      const refusedForm = new URLSearchParams({
+        ...MESSAGE,
+        email: "not-an-address",
+        website: "",
+      }).toString();
+      const refuse = (path) => async () => {
+        const res = await fetch(`${app.url}${path}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
+          body: refusedForm,
+        });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      const refusedPage = await sequentialLatency(seconds, refuse("/?index"));
+      const refusedData = await sequentialLatency(seconds, refuse("/_root.data?index"));
+      const pageView = await sequentialLatency(seconds, async () => {
+        const res = await fetch(`${app.url}/`, {
+          headers: { ...BROWSER_HEADERS, "accept-encoding": "gzip" },
+        });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      results.contact = {
+        fakeAlone,
+        viaAction,
+        healthz,
+        addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms,
+        refusedPage,
+        refusedData,
+        pageView,
+      };
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -478,6 +512,24 @@ function render(r) {
     row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
     row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
     row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
+    const { refusedPage, refusedData, pageView } = r.contact;
+    if (refusedPage) {
+      row("contact, one at a time", "page view: GET / (gzip)", fmt(pageView));
+      row(
+        "contact, one at a time",
+        "refused post, with JS (data, 400)",
+        fmt(refusedData),
+        "≤ page view p50",
+        refusedData.p50Ms <= pageView.p50Ms,
+      );
+      row(
+        "contact, one at a time",
+        "refused post, no JS (page with the typed text, 400)",
+        fmt(refusedPage),
+        "≤ page view p50",
+        refusedPage.p50Ms <= pageView.p50Ms,
+      );
+    }
     row(
       "contact, one at a time",
       "action's own cost at p50 (action − /healthz)",

@@ -1,7 +1,8 @@
 // Who "one client" is for the rate limit (README, "Configuration": TRUST_PROXY).
-// remix-serve gives the app no socket address, so behind N trusted proxies the
-// client is the N-th address from the right of X-Forwarded-For: the entries
-// our own proxies appended, which a visitor cannot forge.
+// A public site always sits behind a TLS-terminating proxy, so the socket's
+// peer is the proxy: behind N trusted proxies the client is the N-th address
+// from the right of X-Forwarded-For, the entries our own proxies appended,
+// which a visitor cannot forge.
 import { isIPv4, isIPv6 } from "node:net";
 
 /** Key shared by every request whose client cannot be told apart. */

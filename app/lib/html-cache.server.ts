@@ -6,7 +6,7 @@ import type { EntryContext } from "@remix-run/node";
  * site content, the theme cookie's value, a flash) and nothing else but the
  * CSP nonce. So React renders each distinct page once; later responses get
  * the same markup with their own fresh nonce spliced in. Rendering is most of
- * the cost of a page view (README, "Performance").
+ * the cost of a page view (docs/performance.md).
  *
  * Only plain GET documents are kept: status 200, no action data, no errors,
  * no Set-Cookie, loader data that is plain JSON. The key is the path and the

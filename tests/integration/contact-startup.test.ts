@@ -1,4 +1,4 @@
-// The production server (remix-serve on the build) with real environments:
+// The production server (build/server.js) with real environments:
 // it refuses to start on a partial EmailJS setup and names what is missing,
 // and it announces the outbox and the shared rate-limit key once.
 import { expect, it } from "vitest";

@@ -22,7 +22,7 @@ type TriggerProps = {
 
 // Radix tooltip with floating-ui is ~20 KB gz, as much as the page's own code:
 // it loads when a visitor first points at or focuses a trigger, not with the
-// page (README, "Performance"). Until then a trigger is its plain child.
+// page (docs/performance.md). Until then a trigger is its plain child.
 let radix: RadixTooltip | null = null;
 let loading: Promise<void> | null = null;
 const subscribers = new Set<() => void>();
