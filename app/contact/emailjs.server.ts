@@ -2,7 +2,7 @@
 // @emailjs/browser 4.4.1's send() produces and uses Node's native fetch
 // (docs/decisions/001-server-side-emailjs-client.md: why not @emailjs/nodejs).
 // It retries only what the provider cannot have received, so one message
-// never reaches the owner twice (docs/decisions/010).
+// never reaches the owner twice (docs/decisions/006).
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
 export const EMAILJS_SEND_PATH = "/api/v1.0/email/send";

@@ -1,7 +1,7 @@
 import { Scripts } from "@remix-run/react";
 
 /**
- * Remix's own <Scripts>, kept out of the first paint (docs/decisions/020).
+ * Remix's own <Scripts>, kept out of the first paint (docs/decisions/013).
  *
  * The server renders <Scripts> inside <noscript>. With JavaScript on, the
  * parser reads that as text, so its module preloads and module script are
