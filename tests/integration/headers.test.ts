@@ -1,25 +1,13 @@
 // Security headers on every kind of response the production server gives:
 // pages (200, 404, a refused no-JS post), single-fetch data (loader and
 // action), resource routes (health, theme), files from disk, and the server's
-// own refusals. The contact action runs in relay mode against the HTTP fake.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
-import { startAppServer, type AppServer } from "../support/app-server";
+// own refusals. The contact action runs in relay mode against the HTTP relay.fake.
+import { describe, expect, it } from "vitest";
+import { startAppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { useRelayServer } from "../support/relay-server";
 
-let app: AppServer;
-let fake: EmailJsFake;
-
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-  app = await startAppServer({
-    env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" },
-  });
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+const relay = useRelayServer({ CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
 
 /** CSP directives by name; values as a list of sources. */
 function directives(policy: string): Map<string, string[]> {
@@ -85,9 +73,9 @@ function expectNonDocumentHeaders(response: Response) {
 const VIA_PROXY = { ...BROWSER_HEADERS, "X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9" };
 
 const get = (path: string, headers: Record<string, string> = VIA_PROXY) =>
-  fetch(`${app.url}${path}`, { headers, redirect: "manual" });
+  fetch(`${relay.app.url}${path}`, { headers, redirect: "manual" });
 const post = (path: string, values: Record<string, string>) =>
-  fetch(`${app.url}${path}`, {
+  fetch(`${relay.app.url}${path}`, {
     method: "POST",
     headers: { ...VIA_PROXY, "Content-Type": "application/x-www-form-urlencoded" },
     body: formBody(values),
@@ -154,7 +142,7 @@ describe("resource routes (Remix gives them no entry hook)", () => {
     const withoutJs = await post("/action/set-theme", { redirectTo: "/" });
     expect(withoutJs.headers.get("Location")).toBe("/");
     expectNonDocumentHeaders(withoutJs);
-    const refused = await fetch(`${app.url}/action/set-theme`, {
+    const refused = await fetch(`${relay.app.url}/action/set-theme`, {
       method: "POST",
       body: "{}",
       headers: { ...VIA_PROXY, "Content-Type": "application/json" },
@@ -180,7 +168,7 @@ describe("everything else the server answers", () => {
   });
 
   it("the server's own refusals (405, 400) have every header", async () => {
-    const method = await fetch(`${app.url}/`, { method: "PUT", headers: VIA_PROXY });
+    const method = await fetch(`${relay.app.url}/`, { method: "PUT", headers: VIA_PROXY });
     expect(method.status).toBe(405);
     expectNonDocumentHeaders(method);
     const url = await get("/%zz");
@@ -190,7 +178,7 @@ describe("everything else the server answers", () => {
 
   it("HSTS only when the request came over HTTPS: never over plain HTTP, nor on an untrusted claim", async () => {
     expect((await get("/healthz", BROWSER_HEADERS)).headers.get("Strict-Transport-Security")).toBeNull();
-    const direct = await startAppServer({ env: relayEnv(fake.url) });
+    const direct = await startAppServer({ env: relayEnv(relay.fake.url) });
     try {
       const claimed = await fetch(`${direct.url}/healthz`, { headers: VIA_PROXY });
       expect(claimed.headers.get("Strict-Transport-Security")).toBeNull();

@@ -6,12 +6,11 @@
 import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { validateContact } from "~/contact/schema";
 import { CONTACT_FIELDS, HONEYPOT_FIELD } from "~/contact/contract";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { relayEnv, VALID } from "../support/contact";
+import { VALID } from "../support/contact";
+import { useRelayServer } from "../support/relay-server";
 
 const BATCHES = 1_000;
 const BATCH_SIZE = 10;
@@ -23,19 +22,7 @@ const SITE = "portfolio.example";
  */
 const MAX_GROWTH_MB = 350;
 
-let app: AppServer;
-let fake: EmailJsFake;
-
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-  app = await startAppServer({
-    env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000000", TRUST_PROXY: "1" },
-  });
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+const relay = useRelayServer({ CONTACT_RATE_LIMIT_MAX: "1000000", TRUST_PROXY: "1" });
 
 type Generated = {
   method: string;
@@ -232,7 +219,14 @@ function send(input: Generated): Promise<Answer> {
   }
   return new Promise((resolve) => {
     const req = request(
-      { host: "127.0.0.1", port: app.port, method: input.method, path: input.path, headers, agent: false },
+      {
+        host: "127.0.0.1",
+        port: relay.app.port,
+        method: input.method,
+        path: input.path,
+        headers,
+        agent: false,
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
@@ -276,7 +270,7 @@ function briefReport(details: fc.RunDetails<[Generated[]]>) {
 
 describe("hostile input, generated", () => {
   it(`${BATCHES * BATCH_SIZE} requests: no 5xx, no off-site Location, mail only from valid posts, server up, memory bounded`, async () => {
-    const rssBefore = rssMb(app.child.pid!);
+    const rssBefore = rssMb(relay.app.child.pid!);
     let tried = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -299,19 +293,19 @@ describe("hostile input, generated", () => {
       { numRuns: BATCHES, endOnFailure: true, reporter: briefReport },
     );
     console.log(
-      `hostile fuzz: ${tried} requests tried, ${fake.requests.length} relayed to the fake provider`,
+      `hostile fuzz: ${tried} requests tried, ${relay.fake.requests.length} relayed to the fake provider`,
     );
     expect(tried).toBeGreaterThanOrEqual(10_000);
 
-    for (const upstream of fake.requests) {
+    for (const upstream of relay.fake.requests) {
       const subject =
         (upstream.body as { template_params?: { subject?: string } }).template_params?.subject ?? "";
       const marker = /fz[0-9a-z]+z/.exec(subject)?.[0];
       expect(marker && eligible.get(marker), `mail sent for ${marker}`).toBe(true);
     }
-    expect(fake.requests.length, "some valid posts were relayed").toBeGreaterThan(0);
-    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
-    const rssAfter = rssMb(app.child.pid!);
+    expect(relay.fake.requests.length, "some valid posts were relayed").toBeGreaterThan(0);
+    expect((await fetch(`${relay.app.url}/healthz`)).status).toBe(200);
+    const rssAfter = rssMb(relay.app.child.pid!);
     console.log(
       `hostile fuzz: server RSS ${rssBefore.toFixed(0)} MB before, ${rssAfter.toFixed(0)} MB after`,
     );

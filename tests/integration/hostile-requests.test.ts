@@ -2,25 +2,12 @@
 // the production server: each gets a clear 4xx (never a 5xx or a reset), no
 // mail is sent, and the log has one short line without a stack trace.
 import { request } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { beforeEach, describe, expect, it } from "vitest";
+import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { useRelayServer } from "../support/relay-server";
 
-let app: AppServer;
-let fake: EmailJsFake;
-
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-  app = await startAppServer({
-    env: { ...relayEnv(fake.url), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" },
-  });
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
+const relay = useRelayServer({ CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
+beforeEach(() => relay.fake.reset());
 
 type RawAnswer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
@@ -32,12 +19,15 @@ function raw(
   body?: string | Buffer,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: app.port, method, path, headers, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port: relay.app.port, method, path, headers, agent: false },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -54,21 +44,21 @@ describe("methods", () => {
   it.each(["PUT", "PATCH", "DELETE"])(
     "%s with a valid form answers 405 with Allow and sends nothing",
     async (method) => {
-      const answer = await raw(method, "/?index", formHeaders({ Host: `127.0.0.1:${app.port}` }), FORM);
+      const answer = await raw(method, "/?index", formHeaders({ Host: `127.0.0.1:${relay.app.port}` }), FORM);
       expect(answer.status).toBe(405);
       expect(answer.headers.allow).toBe("GET, HEAD, POST");
-      expect(fake.requests).toHaveLength(0);
+      expect(relay.fake.requests).toHaveLength(0);
     },
   );
 
   it("TRACE answers 405, not 500", async () => {
-    const answer = await raw("TRACE", "/", { Host: `127.0.0.1:${app.port}` });
+    const answer = await raw("TRACE", "/", { Host: `127.0.0.1:${relay.app.port}` });
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe("GET, HEAD, POST");
   });
 
   it("a path whose route takes no post says so in Allow", async () => {
-    const answer = await raw("POST", "/healthz", formHeaders({ Host: `127.0.0.1:${app.port}` }), FORM);
+    const answer = await raw("POST", "/healthz", formHeaders({ Host: `127.0.0.1:${relay.app.port}` }), FORM);
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe("GET, HEAD");
   });
@@ -76,7 +66,7 @@ describe("methods", () => {
 
 describe("malformed URLs", () => {
   it.each(["/%zz", "/%", "/a%E0%A4%A", "/%/../x"])("%s answers 400", async (path) => {
-    expect((await raw("GET", path, { Host: `127.0.0.1:${app.port}` })).status).toBe(400);
+    expect((await raw("GET", path, { Host: `127.0.0.1:${relay.app.port}` })).status).toBe(400);
   });
 
   it.each([
@@ -91,7 +81,7 @@ describe("malformed URLs", () => {
   });
 
   it("a directory path is never redirected off-site", async () => {
-    const answer = await raw("GET", "////\\/..", { Host: `127.0.0.1:${app.port}` });
+    const answer = await raw("GET", "////\\/..", { Host: `127.0.0.1:${relay.app.port}` });
     expect(answer.status).toBeLessThan(500);
     expect(answer.headers.location).toBeUndefined();
   });
@@ -111,7 +101,7 @@ describe("Origin and Host", () => {
     expect(answer.body).toContain("Error Sending Message");
     expect(answer.body).toContain(VALID.subject);
     expect(answer.body).toContain("analytical engine");
-    expect(fake.requests).toHaveLength(0);
+    expect(relay.fake.requests).toHaveLength(0);
   });
 
   it("with JavaScript, the refusal is data saying why", async () => {
@@ -123,7 +113,7 @@ describe("Origin and Host", () => {
     );
     expect(answer.status).toBe(403);
     expect(answer.body).toContain("cross_site");
-    expect(fake.requests).toHaveLength(0);
+    expect(relay.fake.requests).toHaveLength(0);
   });
 
   it.each([
@@ -133,7 +123,7 @@ describe("Origin and Host", () => {
   ])("%s counts as another site (403, not 500)", async (_name, headers) => {
     const answer = await raw("POST", "/?index", formHeaders(headers), FORM);
     expect(answer.status).toBe(403);
-    expect(fake.requests).toHaveLength(0);
+    expect(relay.fake.requests).toHaveLength(0);
   });
 
   it.each([
@@ -147,7 +137,7 @@ describe("Origin and Host", () => {
   ])("%s is the same site: the message is sent (303)", async (_name, headers) => {
     const answer = await raw("POST", "/?index", formHeaders(headers), FORM);
     expect(answer.status).toBe(303);
-    expect(fake.requests).toHaveLength(1);
+    expect(relay.fake.requests).toHaveLength(1);
   });
 });
 
@@ -182,26 +172,26 @@ describe("bodies", () => {
     const answer = await raw(
       "POST",
       "/?index",
-      formHeaders({ Host: `127.0.0.1:${app.port}`, "Transfer-Encoding": "chunked" }),
+      formHeaders({ Host: `127.0.0.1:${relay.app.port}`, "Transfer-Encoding": "chunked" }),
       body,
     );
     expect(answer.status).toBe(413);
-    expect(fake.requests).toHaveLength(0);
+    expect(relay.fake.requests).toHaveLength(0);
   });
 });
 
 describe("the log", () => {
   it("has no stack trace for anything a client caused", async () => {
-    const from = app.output().length;
-    await raw("TRACE", "/", { Host: `127.0.0.1:${app.port}` });
-    await raw("GET", "/%zz", { Host: `127.0.0.1:${app.port}` });
+    const from = relay.app.output().length;
+    await raw("TRACE", "/", { Host: `127.0.0.1:${relay.app.port}` });
+    await raw("GET", "/%zz", { Host: `127.0.0.1:${relay.app.port}` });
     await raw(
       "POST",
       "/?index",
       formHeaders({ Host: "portfolio.example", Origin: "https://evil.example" }),
       FORM,
     );
-    const log = app.output().slice(from);
+    const log = relay.app.output().slice(from);
     expect(log).not.toMatch(/\n\s+at /);
     expect(log).not.toMatch(/Error:/);
     expect(log).toContain('"reason":"method_not_allowed"');
