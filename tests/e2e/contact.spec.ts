@@ -20,7 +20,7 @@ import {
 } from "./fixtures";
 
 // Radix renders a toast's text twice (once for screen readers): take the first.
-const toastText = (page: Page, text: string) => page.getByText(text, { exact: true }).first();
+const toastText = (page: Page, text: string | RegExp) => page.getByText(text, { exact: true }).first();
 
 /** Opens the page, hydrated (the fetcher form listens), and marks the document to tell a reload. */
 async function openHydrated(page: Page) {
@@ -115,6 +115,29 @@ test("failure: destructive toast, fields kept, console.error with status and rea
   await expect(toastText(page, SENT.title)).toBeVisible();
   await expectFields(page, null);
   expect(await fake.requests(mark)).toHaveLength(2);
+});
+
+test("a message over the size limit: the toast says it is too long and gives the limit, and nothing is sent", async ({
+  page,
+  problems,
+  fake,
+  mark,
+}) => {
+  // The form and its schema never send so much: the body grows on its way, as a script's would.
+  await page.route("**/_root.data?index", (route) =>
+    route.continue({ postData: `${route.request().postData()}&pad=${"x".repeat(70 * 1024)}` }),
+  );
+  await openHydrated(page);
+  await fillForm(page, message(mark));
+  await sendButton(page).click();
+
+  await expect(toastText(page, FAILED.title)).toBeVisible();
+  await expect(toastText(page, /too long: it may have at most 5,000 characters/)).toBeVisible();
+  expect(await fake.requests(mark)).toHaveLength(0);
+  problems.allow(
+    /status of 413/,
+    /^error: Contact form: message not sent \(status 413, payload_too_large\)$/,
+  );
 });
 
 test("the site unreachable while sending: the error toast, not the error page, and the text kept", async ({

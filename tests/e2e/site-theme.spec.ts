@@ -64,6 +64,31 @@ test("the toggle flips the theme, and the choice survives a reload, rendered by 
   await expectTheme(page, "dark");
 });
 
+test("the first click counts even when the lazy tooltip arrives while the button is held down", async ({
+  page,
+}) => {
+  await gotoHydrated(page);
+  // The tooltip's code is the first script the page asks for after hydrating: hold it.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/assets/*.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  const box = (await toggle(page).boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const requested = page.waitForRequest((r) => r.url().includes("/assets/") && r.url().endsWith(".js"));
+  await page.mouse.down();
+  await requested;
+  // It arrives during the press, and React has had time to use it.
+  const loaded = page.waitForResponse((r) => r.url().includes("/assets/") && r.url().endsWith(".js"));
+  release();
+  await loaded;
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+  await page.mouse.up();
+  await expectTheme(page, "light");
+});
+
 test("a light choice kept only in localStorage is applied before paint, then stored in the cookie", async ({
   page,
   context,

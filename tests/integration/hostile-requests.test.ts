@@ -176,6 +176,8 @@ describe("bodies", () => {
       body,
     );
     expect(answer.status).toBe(413);
+    // The page a browser without JavaScript shows says what is wrong and the limit.
+    expect(answer.body).toContain("Your message is too long: it may have at most 5,000 characters.");
     expect(relay.fake.requests).toHaveLength(0);
   });
 });

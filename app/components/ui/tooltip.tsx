@@ -1,4 +1,12 @@
-import type { FocusEvent, MutableRefObject, PointerEvent, ReactElement, ReactNode, Ref } from "react";
+import type {
+  FocusEvent,
+  MouseEvent,
+  MutableRefObject,
+  PointerEvent,
+  ReactElement,
+  ReactNode,
+  Ref,
+} from "react";
 import {
   cloneElement,
   createContext,
@@ -16,6 +24,7 @@ type TriggerProps = {
   onPointerEnter?: (event: PointerEvent<HTMLElement>) => void;
   onPointerLeave?: (event: PointerEvent<HTMLElement>) => void;
   onPointerDown?: (event: PointerEvent<HTMLElement>) => void;
+  onClick?: (event: MouseEvent<HTMLElement>) => void;
   onFocus?: (event: FocusEvent<HTMLElement>) => void;
   onBlur?: (event: FocusEvent<HTMLElement>) => void;
 };
@@ -101,11 +110,26 @@ export function Tooltip({ content, children }: { content: ReactNode; children: R
   const trigger = useRef<HTMLElement | null>(null);
   // Radix replaces the trigger element when it arrives: keyboard focus carries over.
   const refocus = useRef(false);
-  if (Radix && trigger.current && trigger.current === document.activeElement) refocus.current = true;
+  // Nor may it replace the element under a press: the click, which fires on
+  // release, would be lost (the toggle not switched, the menu not opened).
+  // Radix comes in once the press has ended, and then stays.
+  const pressed = useRef(false);
+  const wrapped = useRef(false);
+  const [, pressEnded] = useState(0);
+  if (Radix && !pressed.current) wrapped.current = true;
+  if (wrapped.current && trigger.current && trigger.current === document.activeElement)
+    refocus.current = true;
+  const isWrapped = wrapped.current;
   useEffect(() => {
-    if (Radix && refocus.current) trigger.current?.focus();
-  }, [Radix]);
+    if (isWrapped && refocus.current) trigger.current?.focus();
+  }, [isWrapped]);
   useEffect(() => () => clearTimeout(timer.current), []);
+
+  function endPress() {
+    if (!pressed.current) return;
+    pressed.current = false;
+    pressEnded((count) => count + 1);
+  }
 
   function setOpen(next: boolean) {
     clearTimeout(timer.current);
@@ -137,11 +161,18 @@ export function Tooltip({ content, children }: { content: ReactNode; children: R
     onPointerLeave(event) {
       props.onPointerLeave?.(event);
       setOpen(false);
+      endPress();
     },
     // A click means the control was found: stay closed until the pointer comes back.
     onPointerDown(event) {
       props.onPointerDown?.(event);
+      pressed.current = !wrapped.current;
       setOpen(false);
+    },
+    onClick(event) {
+      props.onClick?.(event);
+      // After the click's own default action (a submit button submits its form).
+      setTimeout(endPress);
     },
     onFocus(event) {
       props.onFocus?.(event);
@@ -154,7 +185,7 @@ export function Tooltip({ content, children }: { content: ReactNode; children: R
     },
   });
 
-  if (!Radix) return control;
+  if (!Radix || !wrapped.current) return control;
   return (
     // `open` is ours; Radix's closing (Escape, click, leave) is kept. Its own
     // pointer opening is switched off (a prevented event skips Radix's
