@@ -75,13 +75,15 @@ test("the first click counts even when the lazy tooltip arrives while the button
     await held;
     await route.continue();
   });
+  const isScript = (url: string) => url.includes("/assets/") && url.endsWith(".js");
+  // Pointing at the button asks for it; the press starts before it arrives.
+  const requested = page.waitForRequest((r) => isScript(r.url()));
   const box = (await toggle(page).boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  const requested = page.waitForRequest((r) => r.url().includes("/assets/") && r.url().endsWith(".js"));
-  await page.mouse.down();
   await requested;
+  await page.mouse.down();
   // It arrives during the press, and React has had time to use it.
-  const loaded = page.waitForResponse((r) => r.url().includes("/assets/") && r.url().endsWith(".js"));
+  const loaded = page.waitForResponse((r) => isScript(r.url()));
   release();
   await loaded;
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
