@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "../support/app-server";
 import { requireBinary } from "../support/binary";
-import { CADDYFILE } from "../support/caddy";
+import { CADDYFILE, caddyEnv } from "../support/caddy";
 
 /**
  * schema/compose-spec.json of the Compose Specification project (Apache-2.0),
@@ -112,15 +112,10 @@ describe("deploy/Caddyfile", () => {
     const home = mkdtempSync(join(tmpdir(), "portfolio-caddy-validate-"));
     const output = execFileSync(caddy, ["validate", "--config", CADDYFILE, "--adapter", "caddyfile"], {
       cwd: home,
-      env: {
-        NODE_ENV: "production",
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        XDG_DATA_HOME: join(home, "data"),
-        XDG_CONFIG_HOME: join(home, "config"),
+      env: caddyEnv(home, {
         SITE_ADDRESS: "localhost",
-        APP_UPSTREAMS: proxy.environment!.APP_UPSTREAMS,
-      },
+        APP_UPSTREAMS: String(proxy.environment!.APP_UPSTREAMS),
+      }),
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });

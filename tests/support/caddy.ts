@@ -37,6 +37,18 @@ export type Caddy = {
  * ports, with its storage in a temporary folder; resolves once it answers
  * over HTTPS.
  */
+/** Only what Caddy reads, its home and storage in `home` (NODE_ENV is there for the type Remix declares). */
+export function caddyEnv(home: string, proxy: Record<string, string>) {
+  return {
+    NODE_ENV: "production",
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_DATA_HOME: join(home, "data"),
+    XDG_CONFIG_HOME: join(home, "config"),
+    ...proxy,
+  } as const;
+}
+
 export async function startCaddy({
   upstreams,
   siteAddress,
@@ -53,19 +65,13 @@ export async function startCaddy({
   let log = "";
   const child = spawn(bin, ["run", "--config", CADDYFILE, "--adapter", "caddyfile"], {
     cwd: home,
-    env: {
-      // Only what Caddy reads (NODE_ENV is there for the type Remix declares).
-      NODE_ENV: "production",
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      XDG_DATA_HOME: join(home, "data"),
-      XDG_CONFIG_HOME: join(home, "config"),
+    env: caddyEnv(home, {
       SITE_ADDRESS: siteAddress,
       APP_UPSTREAMS: upstreams.join(" "),
       HTTP_PORT: String(httpPort),
       HTTPS_PORT: String(httpsPort),
       CADDY_BIND: "127.0.0.1",
-    },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk) => (log += chunk));
