@@ -292,17 +292,21 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      const form = new URLSearchParams({ ...MESSAGE, website: "" }).toString();
-      const viaAction = await sequentialLatency(seconds, async () => {
-        const res = await fetch(`${app.url}/?index`, {
-          method: "POST",
-          redirect: "manual",
-          headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
-          body: form,
-        });
-        await res.arrayBuffer();
-        return res.status;
-      });
+      /** A urlencoded post of `values` to `path`, as the form sends it; resolves with the status. */
+      const post = (path, values) => {
+        const body = new URLSearchParams({ ...values, website: "" }).toString();
+        return async () => {
+          const res = await fetch(`${app.url}${path}`, {
+            method: "POST",
+            redirect: "manual",
+            headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
+            body,
+          });
+          await res.arrayBuffer();
+          return res.status;
+        };
+      };
+      const viaAction = await sequentialLatency(seconds, post("/?index", MESSAGE));
       // The floor any request through the server pays: a resource route with no work.
       const healthz = await sequentialLatency(seconds, async () => {
         const res = await fetch(`${app.url}/healthz`, { headers: BROWSER_HEADERS });
@@ -311,23 +315,9 @@ async function main() {
       });
       // What a refusal costs next to a page view: a refused post (an invalid
       // address) is answered like any other refusal, with the typed text.
-      const refusedForm = new URLSearchParams({
-        ...MESSAGE,
-        email: "not-an-address",
-        website: "",
-      }).toString();
-      const refuse = (path) => async () => {
-        const res = await fetch(`${app.url}${path}`, {
-          method: "POST",
-          redirect: "manual",
-          headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
-          body: refusedForm,
-        });
-        await res.arrayBuffer();
-        return res.status;
-      };
-      const refusedPage = await sequentialLatency(seconds, refuse("/?index"));
-      const refusedData = await sequentialLatency(seconds, refuse("/_root.data?index"));
+      const refused = { ...MESSAGE, email: "not-an-address" };
+      const refusedPage = await sequentialLatency(seconds, post("/?index", refused));
+      const refusedData = await sequentialLatency(seconds, post("/_root.data?index", refused));
       const pageView = await sequentialLatency(seconds, async () => {
         const res = await fetch(`${app.url}/`, {
           headers: { ...BROWSER_HEADERS, "accept-encoding": "gzip" },

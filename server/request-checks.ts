@@ -2,7 +2,8 @@ import type { ServerBuild } from "@remix-run/node";
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import { logRefusal } from "./log";
 
-const ALWAYS_ALLOWED = ["GET", "HEAD"];
+const READ_ONLY = ["GET", "HEAD"];
+const WITH_POST = [...READ_ONLY, "POST"];
 
 /**
  * What Remix cannot be trusted to refuse cleanly, refused before it runs,
@@ -24,7 +25,7 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
       return;
     }
-    const allowed = postPaths.has(routePath(pathname)) ? [...ALWAYS_ALLOWED, "POST"] : ALWAYS_ALLOWED;
+    const allowed = postPaths.has(routePath(pathname)) ? WITH_POST : READ_ONLY;
     if (!allowed.includes(req.method)) {
       logRefusal(405, "method_not_allowed", req);
       res
