@@ -4,7 +4,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { htmlCache } from "~/lib/html-cache.server";
+import { servePage } from "~/html-cache/html-cache.server";
 import { NonceProvider } from "~/lib/nonce";
 import { applyPageCaching } from "~/lib/page-cache.server";
 import { config } from "~/config.server";
@@ -28,41 +28,44 @@ export default function handleRequest(
   const nonce = loadContext.cspNonce ?? randomBytes(16).toString("base64");
   responseHeaders.set("Content-Security-Policy", contentSecurityPolicy(nonce));
   applyPageCaching(responseHeaders);
-  // Same URL and loader data, same page: it is rendered once and served again
-  // with this response's nonce (html-cache.server.ts).
-  const cache = htmlCache(request, responseStatusCode, responseHeaders, remixContext, nonce);
-  if (cache.hit) return cache.hit;
-  // Bots, and pages to keep, get the whole document at once; browsers get it streamed.
-  const whole = cache.cacheable || isbot(request.headers.get("user-agent") ?? "");
-  const readyEvent = whole ? "onAllReady" : "onShellReady";
+  // Same URL and data, same page: it is rendered once and served again with
+  // this response's nonce, and a refused post's typed text (app/html-cache/).
+  const bot = isbot(request.headers.get("user-agent") ?? "");
+  return servePage(request, responseStatusCode, responseHeaders, remixContext, nonce, (context, whole) =>
+    renderDocument(request, responseStatusCode, responseHeaders, context, nonce, whole || bot),
+  );
+}
 
+/** React's render of the document; `whole` waits for all of it, else browsers get it streamed. */
+function renderDocument(
+  request: Request,
+  status: number,
+  headers: Headers,
+  context: EntryContext,
+  nonce: string,
+  whole: boolean,
+) {
+  const readyEvent = whole ? "onAllReady" : "onShellReady";
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        <RemixServer context={context} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
       </NonceProvider>,
       {
         nonce,
         [readyEvent]() {
           shellRendered = true;
           const body = endTagsLast();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          resolve(
-            cache.keep(
-              new Response(createReadableStreamFromReadable(body), {
-                headers: responseHeaders,
-                status: responseStatusCode,
-              }),
-            ),
-          );
+          headers.set("Content-Type", "text/html; charset=utf-8");
+          resolve(new Response(createReadableStreamFromReadable(body), { headers, status }));
           pipe(body);
         },
         onShellError(error: unknown) {
           reject(error);
         },
         onError(error: unknown) {
-          responseStatusCode = 500;
+          status = 500;
           // Errors after the shell are logged here; earlier ones reach onShellError.
           if (shellRendered) console.error(error);
         },

@@ -2,27 +2,26 @@
 // loader data), never by the query string, so random query strings neither
 // cause renders nor add pages. tests/integration/html-cache.test.ts checks
 // the cache through the production server.
+import { gunzipSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
-import { htmlCache } from "~/lib/html-cache.server";
+import { servePage } from "~/html-cache/html-cache.server";
 
 /** The part of Remix's entry context the cache reads. */
 function context(loaderData: Record<string, unknown>) {
   return { staticHandlerContext: { loaderData, actionData: null, errors: null } } as unknown as EntryContext;
 }
 
-function lookUp(path: string, loaderData: Record<string, unknown>, nonce: string) {
-  const request = new Request(`http://localhost${path}`, { headers: { "Accept-Encoding": "identity" } });
-  return htmlCache(request, 200, new Headers(), context(loaderData), nonce);
-}
-
-/** Looks the page up and, on a miss, renders and keeps it; true when it was a hit. */
+/** Serves the page, rendering it when it is not kept; `hit` says whether it was kept. */
 async function serve(path: string, loaderData: Record<string, unknown>) {
   const nonce = crypto.randomUUID();
-  const cache = lookUp(path, loaderData, nonce);
-  if (cache.hit) return { hit: true, html: await cache.hit.text(), nonce };
-  const rendered = new Response(`<html><script nonce="${nonce}"></script>${path}</html>`, { status: 200 });
-  return { hit: false, html: await (await cache.keep(rendered)).text(), nonce };
+  const request = new Request(`http://localhost${path}`, { headers: { "Accept-Encoding": "identity" } });
+  let hit = true;
+  const response = await servePage(request, 200, new Headers(), context(loaderData), nonce, async () => {
+    hit = false;
+    return new Response(`<html><script nonce="${nonce}"></script>${path}</html>`, { status: 200 });
+  });
+  return { hit, html: await response.text(), nonce };
 }
 
 describe("page cache key", () => {
@@ -46,5 +45,98 @@ describe("page cache key", () => {
     expect((await serve("/apart", light)).hit).toBe(false);
     expect((await serve("/apart-too", dark)).hit).toBe(false);
     expect((await serve("/apart?q=1", light)).hit).toBe(true);
+  });
+});
+
+describe("refused posts: one template per shape, the typed text filled in", () => {
+  /** A refused post's context: loader data, and action data with the typed text as `fields`. */
+  function refusal(fields: Record<string, string>, fieldErrors: Record<string, string>) {
+    return {
+      staticHandlerContext: {
+        loaderData: { root: { theme: "dark" } },
+        actionData: {
+          "routes/_index": { ok: false, status: 400, reason: "invalid_fields", fields, fieldErrors },
+        },
+        errors: null,
+      },
+    } as unknown as EntryContext;
+  }
+
+  type Refusal = { fields: Record<string, string>; fieldErrors: Record<string, string> };
+
+  /** A form that writes its typed text where the contact form does, as React would escape it. */
+  const form = (where: "value" | "style") => (context: EntryContext, nonce: string) => {
+    const actionData = context.staticHandlerContext.actionData as Record<string, Refusal>;
+    const { fields, fieldErrors } = actionData["routes/_index"]!;
+    const escape = (v: string) =>
+      v.replace(
+        /[&<>"']/g,
+        (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!,
+      );
+    const message = (fields.message!.startsWith("\n") ? "\n" : "") + escape(fields.message!);
+    const name =
+      where === "value"
+        ? `<input id="name" value="${escape(fields.name!)}"/>`
+        : `<style>${fields.name}</style>`;
+    return `<html><script nonce="${nonce}"></script><p>${fieldErrors.email}</p>${name}<textarea rows="5">${message}</textarea></html>`;
+  };
+
+  async function post(
+    fields: Record<string, string>,
+    fieldErrors: Record<string, string>,
+    where: "value" | "style" = "value",
+    encoding = "gzip",
+  ) {
+    const nonce = crypto.randomUUID();
+    const request = new Request(`http://localhost/${where}?index`, {
+      method: "POST",
+      headers: { "Accept-Encoding": encoding },
+    });
+    let rendered = false;
+    const response = await servePage(
+      request,
+      400,
+      new Headers(),
+      refusal(fields, fieldErrors),
+      nonce,
+      async (context) => {
+        rendered = true;
+        return new Response(form(where)(context, nonce), { status: 400 });
+      },
+    );
+    const body = Buffer.from(await response.arrayBuffer());
+    const html = (response.headers.get("Content-Encoding") === "gzip" ? gunzipSync(body) : body).toString();
+    return { rendered, html, expected: form(where)(refusal(fields, fieldErrors), nonce) };
+  }
+
+  it("renders a shape once, and gives every post its own typed text, escaped as at its spot", async () => {
+    const invalid = { email: "Please enter a valid email address." };
+    const first = await post({ name: "Ada", message: "Hi" }, invalid);
+    expect(first.rendered).toBe(true);
+    expect(first.html).toBe(first.expected);
+    const posts: [Record<string, string>, string][] = [
+      [{ name: `<b>"Ada" & 'Bob'</b>`, message: "\nfirst line\r\n</textarea>" }, "gzip"],
+      [{ name: "", message: "" }, "gzip"],
+      // Over one stored block (65,535 bytes) of the gzip stream.
+      [{ name: "x".repeat(70_000), message: "\u2028\u0000é" }, "gzip"],
+      [{ name: "Ada", message: "\nwithout gzip" }, "identity"],
+    ];
+    for (const [fields, encoding] of posts) {
+      const again = await post(fields, invalid, "value", encoding);
+      expect(again.rendered).toBe(false);
+      expect(again.html).toBe(again.expected);
+    }
+    // Another field error is another shape.
+    expect((await post({ name: "Ada", message: "Hi" }, { email: "Please enter your email." })).rendered).toBe(
+      true,
+    );
+  });
+
+  it("renders each post afresh when its typed text is somewhere it cannot fill in", async () => {
+    for (const name of ["Ada", "Bob"]) {
+      const page = await post({ name, message: "Hi" }, { email: "x" }, "style");
+      expect(page.html).toBe(page.expected);
+      expect(page.rendered).toBe(true);
+    }
   });
 });
