@@ -56,8 +56,12 @@ export type ContactFailure = {
   /** What the visitor typed, so the form can show it again. */
   fields: ContactFields;
   fieldErrors?: FieldErrors;
-  /** With 429: when this client may send again. */
-  retryAfterSeconds?: number;
+  /**
+   * With 429: in how many minutes, rounded up, this client may send again (the
+   * Retry-After header has the seconds). Minutes, as the visitor reads them,
+   * so refused pages come in few shapes for the page cache (app/html-cache/).
+   */
+  retryAfterMinutes?: number;
 };
 
 /**
@@ -77,8 +81,8 @@ export function outcomeText(outcome: ContactOutcome): { title: string; descripti
       description: `Your message is too long: it may have at most ${limit} characters. Please shorten it and send it again.`,
     };
   }
-  if (outcome.reason === "rate_limited" && outcome.retryAfterSeconds) {
-    const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
+  if (outcome.reason === "rate_limited" && outcome.retryAfterMinutes) {
+    const minutes = outcome.retryAfterMinutes;
     return {
       title,
       description: `You have sent several messages in a short time. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"} or contact me directly.`,

@@ -13,6 +13,7 @@ import {
   type ContactFailure,
   type ContactFailureReason,
   type ContactFields,
+  type FieldErrors,
 } from "./contract";
 import { validateContact } from "./schema";
 import { createTransport } from "./transport.server";
@@ -46,12 +47,14 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     status: number,
     reason: ContactFailureReason,
     fields: ContactFields,
-    extra: Pick<ContactFailure, "fieldErrors" | "retryAfterSeconds"> = {},
+    { fieldErrors, retryAfterSeconds }: { fieldErrors?: FieldErrors; retryAfterSeconds?: number } = {},
   ) {
     log({ outcome: "refused", status, reason });
-    const body: ContactFailure = { ok: false, status, reason, fields, ...extra };
-    const headers = extra.retryAfterSeconds ? { "Retry-After": String(extra.retryAfterSeconds) } : undefined;
-    return data(body, { status, headers });
+    const body: ContactFailure = { ok: false, status, reason, fields };
+    if (fieldErrors) body.fieldErrors = fieldErrors;
+    if (!retryAfterSeconds) return data(body, { status });
+    body.retryAfterMinutes = Math.ceil(retryAfterSeconds / 60);
+    return data(body, { status, headers: { "Retry-After": String(retryAfterSeconds) } });
   }
 
   // A redirect, so a reload never posts again; the flash tells the page it was sent.

@@ -17,7 +17,7 @@ import { fill, spotAt, typedText, type Spot, type TypedText } from "./typed-text
  * the query string: no component reads the query, so a page that needs a
  * query parameter gets it through its loader's data, and random query
  * strings neither cause renders nor add pages. At most MAX_PAGES are kept,
- * the oldest dropped first.
+ * the least recently used dropped first.
  *
  * Pages are also kept gzipped (gzip-frames.server.ts).
  */
@@ -44,7 +44,11 @@ export async function servePage(
   if (!shape) return render(context, false);
   const { key, typed } = shape;
   let page = pages.get(key);
-  if (!page) {
+  if (page) {
+    // Most recently used last: a run of new shapes drops the pages nobody asks for, not the busy ones.
+    pages.delete(key);
+    pages.set(key, page);
+  } else {
     const rendered = await render(typed?.templateContext() ?? context, true);
     const html = await rendered.text();
     // A render that failed after its shell answers 500: never keep that.

@@ -354,10 +354,12 @@ describe("guards", () => {
       expect(data.reason).toBe("rate_limited");
       expect(data.fields).toEqual(VALID);
       // When to come back, for the visitor and in the Retry-After header.
-      expect(data.retryAfterSeconds).toBeGreaterThan(0);
-      expect(data.retryAfterSeconds).toBeLessThanOrEqual(60);
+      // The page says minutes; the header has the seconds.
       const init = (refused as { init: ResponseInit }).init;
-      expect(new Headers(init.headers).get("Retry-After")).toBe(String(data.retryAfterSeconds));
+      const seconds = Number(new Headers(init.headers).get("Retry-After"));
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(60);
+      expect(data.retryAfterMinutes).toBe(1);
       expect(events.at(-1)).toEqual({ outcome: "refused", status: 429, reason: "rate_limited" });
       expect(fake.requests).toHaveLength(2);
 

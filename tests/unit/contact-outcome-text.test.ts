@@ -26,9 +26,9 @@ describe("outcomeText", () => {
   });
 
   it("a rate-limited post says when to try again, in whole minutes", () => {
-    const at = (seconds: number) =>
-      outcomeText(failure({ status: 429, reason: "rate_limited", retryAfterSeconds: seconds })).description;
-    expect(at(30)).toContain("in 1 minute ");
-    expect(at(600)).toContain("in 10 minutes");
+    const at = (minutes: number) =>
+      outcomeText(failure({ status: 429, reason: "rate_limited", retryAfterMinutes: minutes })).description;
+    expect(at(1)).toContain("in 1 minute ");
+    expect(at(10)).toContain("in 10 minutes");
   });
 });

@@ -48,6 +48,19 @@ describe("page cache key", () => {
   });
 });
 
+describe("page cache size", () => {
+  it("drops the least recently used page, so a page in use outlives a run of new ones", async () => {
+    const busy = { root: { theme: "busy" } };
+    expect((await serve("/busy", busy)).hit).toBe(false);
+    // More new pages than the cache holds (32), the busy page asked for between them.
+    for (let i = 0; i < 40; i++) {
+      expect((await serve(`/new-${i}`, busy)).hit).toBe(false);
+      expect((await serve("/busy", busy)).hit, `after ${i + 1} new pages`).toBe(true);
+    }
+    expect((await serve("/new-0", busy)).hit).toBe(false);
+  });
+});
+
 describe("refused posts: one template per shape, the typed text filled in", () => {
   /** A refused post's context: loader data, and action data with the typed text as `fields`. */
   function refusal(fields: Record<string, string>, fieldErrors: Record<string, string>) {
