@@ -15,6 +15,9 @@ import { securityHeaders } from "./security-headers";
 import { drainOnSignal } from "./shutdown";
 
 installGlobals({ nativeFetch: true });
+// This is the production server: `npm start` without NODE_ENV must not load
+// React's development build with the app (slower renders, dev warnings).
+process.env.NODE_ENV ??= "production";
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
@@ -24,6 +27,9 @@ const { port, trustProxyHops } = (build.entry.module as unknown as { serverOptio
 
 const app = express();
 app.disable("x-powered-by");
+// Nothing reads req.query (Remix reads the URL): not parsing it saves every
+// request with a query string, "/?index" posts included, a qs parse.
+app.set("query parser", false);
 // Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
 app.set("trust proxy", trustProxyHops);
 app.use(securityHeaders);

@@ -1,5 +1,6 @@
 // One structured JSON line per contact outcome. Never message bodies,
 // addresses or keys: only what an operator needs to see the form is healthy.
+import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
 
 export type ContactEvent =
@@ -25,6 +26,4 @@ export type ContactEvent =
 
 export type ContactLogger = (event: ContactEvent) => void;
 
-export const logContactEvent: ContactLogger = (event) => {
-  console.log(JSON.stringify({ time: new Date().toISOString(), event: "contact", ...event }));
-};
+export const logContactEvent: ContactLogger = (event) => writeLogLine("contact", event);
