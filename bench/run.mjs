@@ -9,7 +9,7 @@ import { chromium } from "@playwright/test";
 import { CHROME_FLAGS, CHROME_PATH, median } from "./lib/common.mjs";
 import { measureFirstLoad } from "./lib/first-load.mjs";
 import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
-import { load } from "./lib/load.mjs";
+import { cpuMs, load } from "./lib/load.mjs";
 import { importTs, ROOT } from "./lib/ts.mjs";
 
 const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
@@ -167,6 +167,54 @@ async function sequentialLatency(seconds, send) {
   return { requests: times.length, p50Ms: median(times), p99Ms: at(0.99), statusCodes: statuses };
 }
 
+/**
+ * The same as sequentialLatency for several kinds of request, taken in turns
+ * (`rounds` rounds of `seconds / rounds` each) so a busy moment on the
+ * machine falls on all of them alike. Each kind is `{ send, pid }`; adds the
+ * CPU time per request of the server `pid`, the median over the rounds: the
+ * server time a request costs, apart from the client sharing the machine.
+ */
+async function interleavedCost(seconds, kindsByName, rounds = 10) {
+  const kinds = Object.entries(kindsByName);
+  for (const [, { send }] of kinds) {
+    const warmUntil = performance.now() + 500;
+    while (performance.now() < warmUntil) await send();
+  }
+  const samples = Object.fromEntries(kinds.map(([name]) => [name, { times: [], cpu: [], statuses: {} }]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, { send, pid }] of kinds) {
+      const sample = samples[name];
+      const cpuBefore = cpuMs(pid);
+      const until = performance.now() + (seconds * 1000) / rounds;
+      let count = 0;
+      while (performance.now() < until) {
+        const start = performance.now();
+        const status = await send();
+        sample.times.push(performance.now() - start);
+        sample.statuses[status] = (sample.statuses[status] ?? 0) + 1;
+        count++;
+      }
+      const cpuAfter = cpuMs(pid);
+      if (cpuBefore !== null && cpuAfter !== null) sample.cpu.push((cpuAfter - cpuBefore) / count);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(samples).map(([name, { times, cpu, statuses }]) => {
+      times.sort((a, b) => a - b);
+      return [
+        name,
+        {
+          requests: times.length,
+          p50Ms: median(times),
+          p99Ms: times[Math.min(times.length - 1, Math.floor(0.99 * times.length))],
+          statusCodes: statuses,
+          serverCpuMsPerRequest: cpu.length ? median(cpu) : null,
+        },
+      ];
+    }),
+  );
+}
+
 const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
 const ms = (v) => (v == null ? "-" : `${Math.round(v)} ms`);
 const mark = (ok) => (ok == null ? "" : ok ? "yes" : "**no**");
@@ -292,11 +340,11 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      /** A urlencoded post of `values` to `path`, as the form sends it; resolves with the status. */
-      const post = (path, values) => {
+      /** A urlencoded post of `values` to `path` (of `base`), as the form sends it; resolves with the status. */
+      const post = (path, values, base = app.url) => {
         const body = new URLSearchParams({ ...values, website: "" }).toString();
         return async () => {
-          const res = await fetch(`${app.url}${path}`, {
+          const res = await fetch(`${base}${path}`, {
             method: "POST",
             redirect: "manual",
             headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
@@ -313,26 +361,39 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      // What a refusal costs next to a page view: a refused post (an invalid
-      // address) is answered like any other refusal, with the typed text.
+      // What a refusal costs next to a page view and a sent message: a
+      // refused post (an invalid address) and a throttled one (429, from a
+      // second server whose limit is used up) are answered with the page and
+      // the typed text, or with data when JavaScript posts them.
       const refused = { ...MESSAGE, email: "not-an-address" };
-      const refusedPage = await sequentialLatency(seconds, post("/?index", refused));
-      const refusedData = await sequentialLatency(seconds, post("/_root.data?index", refused));
-      const pageView = await sequentialLatency(seconds, async () => {
-        const res = await fetch(`${app.url}/`, {
-          headers: { ...BROWSER_HEADERS, "accept-encoding": "gzip" },
-        });
-        await res.arrayBuffer();
-        return res.status;
+      const throttling = await modules[0].startAppServer({
+        env: { OUTBOX_DIR: outbox, CONTACT_RATE_LIMIT_MAX: "1" },
+      });
+      cleanups.push(() => throttling.stop());
+      await post("/?index", MESSAGE, throttling.url)();
+      const pid = app.child.pid;
+      const costs = await interleavedCost(3 * seconds, {
+        pageView: {
+          pid,
+          send: async () => {
+            const res = await fetch(`${app.url}/`, {
+              headers: { ...BROWSER_HEADERS, "accept-encoding": "gzip" },
+            });
+            await res.arrayBuffer();
+            return res.status;
+          },
+        },
+        accepted: { pid, send: post("/?index", MESSAGE) },
+        refusedPage: { pid, send: post("/?index", refused) },
+        refusedData: { pid, send: post("/_root.data?index", refused) },
+        throttledPage: { pid: throttling.child.pid, send: post("/?index", MESSAGE, throttling.url) },
       });
       results.contact = {
         fakeAlone,
         viaAction,
         healthz,
         addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms,
-        refusedPage,
-        refusedData,
-        pageView,
+        ...costs,
       };
     }
   } finally {
@@ -502,23 +563,25 @@ function render(r) {
     row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
     row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
     row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
-    const { refusedPage, refusedData, pageView } = r.contact;
-    if (refusedPage) {
-      row("contact, one at a time", "page view: GET / (gzip)", fmt(pageView));
-      row(
-        "contact, one at a time",
-        "refused post, with JS (data, 400)",
-        fmt(refusedData),
-        "≤ page view p50",
-        refusedData.p50Ms <= pageView.p50Ms,
-      );
-      row(
-        "contact, one at a time",
-        "refused post, no JS (page with the typed text, 400)",
-        fmt(refusedPage),
-        "≤ page view p50",
-        refusedPage.p50Ms <= pageView.p50Ms,
-      );
+    const { pageView, accepted, refusedData, refusedPage, throttledPage } = r.contact;
+    if (throttledPage) {
+      // Server time: the server's CPU per request, median over interleaved rounds.
+      const cpu = (x) => x.serverCpuMsPerRequest;
+      const withCpu = (x) => (cpu(x) == null ? fmt(x) : `server CPU ${cpu(x).toFixed(2)} ms/req; ${fmt(x)}`);
+      const against = (x) =>
+        cpu(x) == null
+          ? ""
+          : `; ${(cpu(x) / cpu(pageView)).toFixed(2)}× a page view, ${(cpu(x) / cpu(accepted)).toFixed(2)}× a sent post`;
+      row("contact, one at a time", "page view: GET / (gzip)", withCpu(pageView));
+      row("contact, one at a time", "sent post, no JS (303, relayed)", withCpu(accepted));
+      for (const [figure, x] of [
+        ["refused post, with JS (data, 400)", refusedData],
+        ["refused post, no JS (page with the typed text, 400)", refusedPage],
+        ["throttled post, no JS (page with the typed text, 429)", throttledPage],
+      ]) {
+        const noMore = cpu(x) == null ? null : cpu(x) <= cpu(pageView);
+        row("contact, one at a time", figure, withCpu(x) + against(x), "server CPU ≤ page view's", noMore);
+      }
     }
     row(
       "contact, one at a time",

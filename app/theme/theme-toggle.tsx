@@ -34,7 +34,7 @@ function storedTheme() {
  */
 export function ThemeToggle() {
   // The path alone: the page must not read the query string, so that the
-  // page cache can serve one copy for every query (html-cache.server.ts).
+  // page cache can serve one copy for every query (app/html-cache/).
   const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
 

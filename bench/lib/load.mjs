@@ -4,7 +4,7 @@ import os from "node:os";
 import autocannon from "autocannon";
 
 /** CPU time (user + system) a process has used, in ms; null where /proc is missing. */
-function cpuMs(pid) {
+export function cpuMs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     // utime and stime (fields 14 and 15 of stat) in clock ticks, 100 per second on Linux.

@@ -1,4 +1,4 @@
-// The rendered-page cache (app/lib/html-cache.server.ts) against the
+// The rendered-page cache (app/html-cache/html-cache.server.ts) against the
 // production server: every response has its own nonce, in its CSP header and
 // on every script; the markup is otherwise the one React rendered; the theme
 // cookie and form posts never get another visitor's page, and a query string
