@@ -79,11 +79,12 @@ export async function servePage(
   return new Response(body, { status, headers });
 }
 
-let warned = false;
+/** False once a template could not be filled: the form's markup changed, so no refused page is templated. */
+let fillable = true;
 /** Said once: refusals then cost a whole render each (the integration tests fail on it). */
 function warnUnfillable() {
-  if (warned) return;
-  warned = true;
+  if (!fillable) return;
+  fillable = false;
   console.warn(
     "[html-cache] a refused post's page shows typed text where it cannot be filled in: rendering each",
   );
@@ -138,7 +139,7 @@ function pageShape(
   const path = new URL(request.url).pathname;
   if (!actionData) return request.method === "GET" && status === 200 ? { key: `${path}\n${loader}` } : null;
   // Refusals only: a 5xx is rare, and a render that fails answers 500 too.
-  const typed = status < 500 ? typedText(context) : null;
+  const typed = status < 500 && fillable ? typedText(context) : null;
   const action = typed && plainJson(typed.shape);
   return action ? { key: `${path}\n${status}\n${loader}\n${action}`, typed } : null;
 }

@@ -4,7 +4,7 @@
 // the cache through the production server.
 import { gunzipSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { servePage } from "~/html-cache/html-cache.server";
 
 /** The part of Remix's entry context the cache reads. */
@@ -105,7 +105,7 @@ describe("refused posts: one template per shape, the typed text filled in", () =
       method: "POST",
       headers: { "Accept-Encoding": encoding },
     });
-    let rendered = false;
+    let renders = 0;
     const response = await servePage(
       request,
       400,
@@ -113,13 +113,18 @@ describe("refused posts: one template per shape, the typed text filled in", () =
       refusal(fields, fieldErrors),
       nonce,
       async (context) => {
-        rendered = true;
+        renders++;
         return new Response(form(where)(context, nonce), { status: 400 });
       },
     );
     const body = Buffer.from(await response.arrayBuffer());
     const html = (response.headers.get("Content-Encoding") === "gzip" ? gunzipSync(body) : body).toString();
-    return { rendered, html, expected: form(where)(refusal(fields, fieldErrors), nonce) };
+    return {
+      rendered: renders > 0,
+      renders,
+      html,
+      expected: form(where)(refusal(fields, fieldErrors), nonce),
+    };
   }
 
   it("renders a shape once, and gives every post its own typed text, escaped as at its spot", async () => {
@@ -145,11 +150,18 @@ describe("refused posts: one template per shape, the typed text filled in", () =
     );
   });
 
-  it("renders each post afresh when its typed text is somewhere it cannot fill in", async () => {
-    for (const name of ["Ada", "Bob"]) {
+  // Last: it turns templates off for this process.
+  it("renders each post afresh once its typed text is somewhere it cannot fill in, and says so once", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    let renders = 0;
+    for (const name of ["Ada", "Bob", "Cy"]) {
       const page = await post({ name, message: "Hi" }, { email: "x" }, "style");
       expect(page.html).toBe(page.expected);
       expect(page.rendered).toBe(true);
+      renders += page.renders;
     }
+    // The template, then one render per post: no template is tried again.
+    expect(renders).toBe(4);
+    expect(warn).toHaveBeenCalledTimes(1);
   });
 });
