@@ -48,13 +48,23 @@ export function gzipFilled(frames: Frames, fills: string[]) {
   const chunks: Uint8Array[] = [GZIP_HEADER];
   let crc = 0;
   let size = 0;
+  // A page has one nonce in many holes: its bytes and blocks are made once.
+  const made = new Map<string, { value: Buffer; blocks: Buffer[] }>();
+  const storedBlocks = (fill: string) => {
+    const value = Buffer.from(fill);
+    const blocks: Buffer[] = [];
+    for (let at = 0; at < value.length; at += STORED_MAX) {
+      const part = value.subarray(at, at + STORED_MAX);
+      blocks.push(storedHeader(part.length), part);
+    }
+    made.set(fill, { value, blocks });
+    return { value, blocks };
+  };
   frames.bytes.forEach((piece, i) => {
     if (i > 0) {
-      const value = Buffer.from(fills[i - 1]!);
-      for (let at = 0; at < value.length; at += STORED_MAX) {
-        const part = value.subarray(at, at + STORED_MAX);
-        chunks.push(storedHeader(part.length), part);
-      }
+      const fill = fills[i - 1]!;
+      const { value, blocks } = made.get(fill) ?? storedBlocks(fill);
+      chunks.push(...blocks);
       crc = crc32(value, crc);
       size += value.length;
     }
