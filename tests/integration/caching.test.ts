@@ -4,19 +4,13 @@
 // Raw HTTP (node:http), so what arrives on the wire is what is checked.
 import { request } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { useAppServer } from "../support/use-app-server";
 import { BROWSER_HEADERS } from "../support/contact";
 
 type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
-let app: AppServer;
-beforeAll(async () => {
-  app = await startAppServer();
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-});
+const server = useAppServer();
 
 function raw(
   path: string,
@@ -26,7 +20,7 @@ function raw(
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(
-      `${app.url}${path}`,
+      `${server.app.url}${path}`,
       { method, headers: { ...BROWSER_HEADERS, ...headers }, agent: false },
       (res) => {
         const chunks: Buffer[] = [];

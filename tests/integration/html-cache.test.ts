@@ -3,8 +3,8 @@
 // on every script; the markup is otherwise the one React rendered; the theme
 // cookie and form posts never get another visitor's page, and a query string
 // changes nothing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { useAppServer } from "../support/use-app-server";
 
 const BROWSER = {
   "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36",
@@ -20,9 +20,9 @@ function cspNonce(res: Response): string {
 }
 
 describe("rendered-page cache", () => {
-  let app: AppServer;
+  const server = useAppServer();
   const get = async (path = "/", headers: Record<string, string> = {}): Promise<Page> => {
-    const res = await fetch(`${app.url}${path}`, { headers: { ...BROWSER, ...headers } });
+    const res = await fetch(`${server.app.url}${path}`, { headers: { ...BROWSER, ...headers } });
     return {
       status: res.status,
       html: await res.text(),
@@ -32,13 +32,6 @@ describe("rendered-page cache", () => {
   };
   /** The markup with this response's nonce taken out. */
   const markup = (page: Page) => page.html.split(page.nonce).join("NONCE");
-
-  beforeAll(async () => {
-    app = await startAppServer();
-  }, 60_000);
-  afterAll(async () => {
-    await app?.stop();
-  });
 
   // First in this file: the server has not rendered `/` yet.
   it("renders a page that does not depend on its query string, and serves it for every query", async () => {
@@ -73,7 +66,7 @@ describe("rendered-page cache", () => {
 
   it("keeps the pages of the two themes apart", async () => {
     const dark = await get();
-    const choose = await fetch(`${app.url}/action/set-theme`, {
+    const choose = await fetch(`${server.app.url}/action/set-theme`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ theme: "light" }),
@@ -90,7 +83,7 @@ describe("rendered-page cache", () => {
 
   it("renders form posts afresh and never serves their page to a GET", async () => {
     const before = await get();
-    const post = await fetch(`${app.url}/?index`, {
+    const post = await fetch(`${server.app.url}/?index`, {
       method: "POST",
       headers: { ...BROWSER, "Content-Type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ name: "", email: "not-an-email", subject: "", message: "" }),

@@ -8,23 +8,17 @@ import fc from "fast-check";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { decode } from "turbo-stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONTACT_FIELDS, type ContactFields } from "~/contact/contract";
 import { BROWSER_HEADERS } from "../support/contact";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { useAppServer } from "../support/use-app-server";
 
-let app: AppServer;
-beforeAll(async () => {
-  app = await startAppServer();
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-});
+const server = useAppServer();
 
 type Refused = { status: number; html: string; nonce: string };
 
 async function refuse(fields: ContactFields, encoding: string): Promise<Refused> {
-  const res = await fetch(`${app.url}/?index`, {
+  const res = await fetch(`${server.app.url}/?index`, {
     method: "POST",
     headers: {
       ...BROWSER_HEADERS,
@@ -140,6 +134,6 @@ describe("a refused post's page, filled from the template", () => {
     );
     expect(frames.size).toBeGreaterThan(1);
     // Filled in, not rendered each time: the server says when it cannot.
-    expect(app.output()).not.toContain("[html-cache]");
+    expect(server.app.output()).not.toContain("[html-cache]");
   });
 });
