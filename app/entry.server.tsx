@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppLoadContext, EntryContext, HandleDataRequestFunction } from "@remix-run/node";
+import type { EntryContext, HandleDataRequestFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
@@ -22,17 +22,23 @@ export default function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  loadContext: AppLoadContext,
 ) {
-  // The server makes the nonce; under the Vite dev server there is none yet.
-  const nonce = loadContext.cspNonce ?? randomBytes(16).toString("base64");
+  // Made here, for documents only: files and data need none.
+  const nonce = randomBytes(16).toString("base64");
   responseHeaders.set("Content-Security-Policy", contentSecurityPolicy(nonce));
   applyPageCaching(responseHeaders);
   // Same URL and data, same page: it is rendered once and served again with
   // this response's nonce, and a refused post's typed text (app/html-cache/).
-  const bot = isbot(request.headers.get("user-agent") ?? "");
   return servePage(request, responseStatusCode, responseHeaders, remixContext, nonce, (context, whole) =>
-    renderDocument(request, responseStatusCode, responseHeaders, context, nonce, whole || bot),
+    renderDocument(
+      request,
+      responseStatusCode,
+      responseHeaders,
+      context,
+      nonce,
+      // Bots get the whole document at once; only asked when the page is rendered.
+      whole || isbot(request.headers.get("user-agent") ?? ""),
+    ),
   );
 }
 

@@ -48,10 +48,7 @@ app.all(
   createRequestHandler({
     build,
     mode: process.env.NODE_ENV,
-    getLoadContext: (_req, res) => ({
-      cspNonce: res.locals.cspNonce,
-      crossSite: res.locals.crossSite === true,
-    }),
+    getLoadContext: (_req, res) => ({ crossSite: res.locals.crossSite === true }),
   }),
 );
 const onError: ErrorRequestHandler = (error: { status?: number; type?: string }, req, res, _next) => {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { RequestHandler } from "express";
 import onHeaders from "on-headers";
 import { NON_DOCUMENT_CSP, STATIC_SECURITY_HEADERS } from "../app/lib/security-headers.server";
@@ -11,7 +10,6 @@ import { NON_DOCUMENT_CSP, STATIC_SECURITY_HEADERS } from "../app/lib/security-h
  * gets the locked-down policy. HSTS only when the visitor came over HTTPS.
  */
 export const securityHeaders: RequestHandler = (req, res, next) => {
-  res.locals.cspNonce = randomBytes(16).toString("base64");
   onHeaders(res, () => {
     for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) {
       if (!res.hasHeader(name)) res.setHeader(name, value);
