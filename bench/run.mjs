@@ -149,42 +149,26 @@ async function waitIdle(idle) {
   if (os.loadavg()[0] >= idle.load) log(`load average still ${os.loadavg()[0].toFixed(2)}, going on`);
 }
 
-/** Sequential requests for `seconds`: latency percentiles in ms with sub-ms precision. */
-async function sequentialLatency(seconds, send) {
-  const warmUntil = performance.now() + 1000;
-  while (performance.now() < warmUntil) await send();
-  const times = [];
-  const statuses = {};
-  const until = performance.now() + seconds * 1000;
-  while (performance.now() < until) {
-    const start = performance.now();
-    const status = await send();
-    times.push(performance.now() - start);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-  }
-  times.sort((a, b) => a - b);
-  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-  return { requests: times.length, p50Ms: median(times), p99Ms: at(0.99), statusCodes: statuses };
-}
-
 /**
- * The same as sequentialLatency for several kinds of request, taken in turns
- * (`rounds` rounds of `seconds / rounds` each) so a busy moment on the
- * machine falls on all of them alike. Each kind is `{ send, pid }`; adds the
- * CPU time per request of the server `pid`, the median over the rounds: the
- * server time a request costs, apart from the client sharing the machine.
+ * Sequential requests of several kinds, `seconds` of each, taken in turns
+ * (`rounds` rounds of `seconds / rounds` each) so a
+ * busy moment on the machine falls on all of them alike: latency
+ * percentiles in ms with sub-ms precision. Each kind is `{ send, pid }`;
+ * given the server's `pid`, adds its CPU time per request, the median over
+ * the rounds: the server time a request costs, apart from the client
+ * sharing the machine.
  */
 async function interleavedCost(seconds, kindsByName, rounds = 10) {
   const kinds = Object.entries(kindsByName);
   for (const [, { send }] of kinds) {
-    const warmUntil = performance.now() + 500;
+    const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) await send();
   }
   const samples = Object.fromEntries(kinds.map(([name]) => [name, { times: [], cpu: [], statuses: {} }]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, { send, pid }] of kinds) {
       const sample = samples[name];
-      const cpuBefore = cpuMs(pid);
+      const cpuBefore = pid ? cpuMs(pid) : null;
       const until = performance.now() + (seconds * 1000) / rounds;
       let count = 0;
       while (performance.now() < until) {
@@ -194,7 +178,7 @@ async function interleavedCost(seconds, kindsByName, rounds = 10) {
         sample.statuses[status] = (sample.statuses[status] ?? 0) + 1;
         count++;
       }
-      const cpuAfter = cpuMs(pid);
+      const cpuAfter = pid ? cpuMs(pid) : null;
       if (cpuBefore !== null && cpuAfter !== null) sample.cpu.push((cpuAfter - cpuBefore) / count);
     }
   }
@@ -213,6 +197,11 @@ async function interleavedCost(seconds, kindsByName, rounds = 10) {
       ];
     }),
   );
+}
+
+/** One kind of request alone, sequentially for `seconds`. */
+async function sequentialLatency(seconds, send) {
+  return (await interleavedCost(seconds, { only: { send } }, 1)).only;
 }
 
 const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
