@@ -6,8 +6,8 @@ import { BODY_LIMIT_BYTES } from "~/contact/create-action.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import {
+  VALID_TEMPLATE_PARAMS,
   BROWSER_HEADERS,
-  OWNER,
   VALID,
   expectFailure,
   expectRedirect,
@@ -30,13 +30,7 @@ const EXPECTED_BODY = {
   user_id: "pk_test_PUBLIC_123",
   service_id: "service_test_456",
   template_id: "template_test_789",
-  template_params: {
-    name: VALID.name,
-    from_email: VALID.email,
-    subject: VALID.subject,
-    message: VALID.message,
-    to_name: OWNER,
-  },
+  template_params: VALID_TEMPLATE_PARAMS,
 };
 
 describe("a valid message", () => {

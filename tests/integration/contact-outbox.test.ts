@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
-import { OWNER, VALID, expectFailure, expectRedirect, formRequest, setupAction } from "../support/contact";
+import {
+  VALID_TEMPLATE_PARAMS,
+  VALID,
+  expectFailure,
+  expectRedirect,
+  formRequest,
+  setupAction,
+} from "../support/contact";
 
 let fake: EmailJsFake;
 let dir: string;
@@ -36,13 +43,7 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
   );
   expect(entries).toContainEqual({
     lib_version: "4.4.1",
-    template_params: {
-      name: VALID.name,
-      from_email: VALID.email,
-      subject: VALID.subject,
-      message: VALID.message,
-      to_name: OWNER,
-    },
+    template_params: VALID_TEMPLATE_PARAMS,
   });
   expect(entries.map((entry) => entry.template_params.subject).sort()).toEqual(["Engines", "Second"]);
   expect(first).not.toMatch(/user_id|service_id|template_id|accessToken/);

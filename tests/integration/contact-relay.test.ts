@@ -11,8 +11,8 @@ import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
 import {
+  VALID_TEMPLATE_PARAMS,
   FAST_RETRY,
-  OWNER,
   VALID,
   expectFailure,
   expectRedirect,
@@ -22,13 +22,6 @@ import {
 } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_KEY_000";
-const TEMPLATE_PARAMS = {
-  name: VALID.name,
-  from_email: VALID.email,
-  subject: VALID.subject,
-  message: VALID.message,
-  to_name: OWNER,
-};
 
 let fake: EmailJsFake;
 let outbox: string;
@@ -74,7 +67,7 @@ async function expectKept(flags: { reason: string; upstreamStatus: number; uncer
   expect((await stat(undeliveredDir())).mode & 0o077).toBe(0);
   expect(file!.entry).toEqual({
     lib_version: "4.4.1",
-    template_params: TEMPLATE_PARAMS,
+    template_params: VALID_TEMPLATE_PARAMS,
     time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     ...flags,
   });

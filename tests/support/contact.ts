@@ -18,6 +18,15 @@ export const VALID = {
   message: "Hello,\nI would like to talk about the analytical engine.",
 } as const;
 
+/** What the relay and the outbox are given for VALID: the template's parameters. */
+export const VALID_TEMPLATE_PARAMS = {
+  name: VALID.name,
+  from_email: VALID.email,
+  subject: VALID.subject,
+  message: VALID.message,
+  to_name: OWNER,
+} as const;
+
 /** Fast enough for tests, same shape as the defaults. */
 export const FAST_RETRY: RetryOptions = {
   attemptTimeoutMs: 300,
