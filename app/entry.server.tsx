@@ -1,15 +1,11 @@
-import { randomBytes } from "node:crypto";
+// Renders each document whole and hands it to page-response.server.ts, which
+// finishes it (CSP hashes, ETag, encodings, caching) and keeps shared pages.
+import { Writable } from "node:stream";
 import type { EntryContext, HandleDataRequestFunction } from "@remix-run/node";
-import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { servePage } from "~/html-cache/html-cache.server";
-import { NonceProvider } from "~/lib/nonce";
-import { applyPageCaching } from "~/lib/page-cache.server";
 import { config } from "~/config.server";
-import { contentSecurityPolicy } from "~/lib/security-headers.server";
-import { endTagsLast } from "~/lib/end-tags-last.server";
+import { dataCaching, pageResponse } from "~/page-response.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -23,56 +19,47 @@ export default function handleRequest(
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
-  // Made here, for documents only: files and data need none.
-  const nonce = randomBytes(16).toString("base64");
-  responseHeaders.set("Content-Security-Policy", contentSecurityPolicy(nonce));
-  applyPageCaching(responseHeaders);
-  // Same URL and data, same page: it is rendered once and served again with
-  // this response's nonce, and a refused post's typed text (app/html-cache/).
-  return servePage(request, responseStatusCode, responseHeaders, remixContext, nonce, (context, whole) =>
-    renderDocument(
-      request,
-      responseStatusCode,
-      responseHeaders,
-      context,
-      nonce,
-      // Bots get the whole document at once; only asked when the page is rendered.
-      whole || isbot(request.headers.get("user-agent") ?? ""),
-    ),
+  return pageResponse(request, responseStatusCode, responseHeaders, remixContext, () =>
+    renderDocument(request, responseStatusCode, remixContext),
   );
 }
 
-/** React's render of the document; `whole` waits for all of it, else browsers get it streamed. */
-function renderDocument(
-  request: Request,
-  status: number,
-  headers: Headers,
-  context: EntryContext,
-  nonce: string,
-  whole: boolean,
-) {
-  const readyEvent = whole ? "onAllReady" : "onShellReady";
-  return new Promise<Response>((resolve, reject) => {
+/**
+ * React's render of the whole document, as text: the CSP needs every inline
+ * script's hash before the first byte is sent. `</body></html>` goes last
+ * (decision 014): React writes Remix's data scripts after them.
+ */
+function renderDocument(request: Request, status: number, context: EntryContext) {
+  return new Promise<{ html: string; status: number }>((resolve, reject) => {
+    const chunks: Buffer[] = [];
     let shellRendered = false;
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+      final(done) {
+        const html = Buffer.concat(chunks).toString();
+        resolve({ html: html.replace(END_TAGS, "") + END_TAGS, status });
+        done();
+      },
+    });
     const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={context} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceProvider>,
+      <RemixServer context={context} url={request.url} abortDelay={ABORT_DELAY} />,
       {
-        nonce,
-        [readyEvent]() {
+        onShellReady() {
           shellRendered = true;
-          const body = endTagsLast();
-          headers.set("Content-Type", "text/html; charset=utf-8");
-          resolve(new Response(createReadableStreamFromReadable(body), { headers, status }));
-          pipe(body);
+        },
+        onAllReady() {
+          pipe(sink);
         },
         onShellError(error: unknown) {
           reject(error);
         },
         onError(error: unknown) {
+          // A part that failed after the shell is rendered on the client: the page answers 500.
+          // Earlier errors reach onShellError, and Remix logs them.
           status = 500;
-          // Errors after the shell are logged here; earlier ones reach onShellError.
           if (shellRendered) console.error(error);
         },
       },
@@ -82,7 +69,9 @@ function renderDocument(
   });
 }
 
+const END_TAGS = "</body></html>";
+
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
-  applyPageCaching(response.headers);
+  dataCaching(response.headers);
   return response;
 };

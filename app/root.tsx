@@ -12,7 +12,6 @@ import { appleTouchIcon, themeColors } from "virtual:social-assets";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
 import { DeferredScripts } from "~/lib/deferred-scripts";
-import { useNonce } from "~/lib/nonce";
 import { getStoredTheme } from "~/theme/session.server";
 import { StoredThemeScript } from "~/theme/stored-theme-script";
 import { DEFAULT_THEME } from "~/theme/theme";
@@ -42,7 +41,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
-  const nonce = useNonce();
   const theme = data?.theme ?? DEFAULT_THEME;
   return (
     <html lang="en" className={theme} suppressHydrationWarning>
@@ -51,13 +49,13 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" media="(prefers-color-scheme: dark)" content={themeColors.dark} />
         <meta name="theme-color" media="(prefers-color-scheme: light)" content={themeColors.light} />
-        {data?.theme ? null : <StoredThemeScript nonce={nonce} />}
+        {data?.theme ? null : <StoredThemeScript />}
         <Meta />
         <Links />
       </head>
       <body className="min-h-screen">
         {children}
-        <DeferredScripts nonce={nonce} />
+        <DeferredScripts />
       </body>
     </html>
   );

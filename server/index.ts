@@ -34,7 +34,12 @@ app.set("query parser", false);
 app.set("trust proxy", trustProxyHops);
 app.use(securityHeaders);
 app.use(requestChecks(build, trustProxyHops));
-app.use(compression());
+// A strong ETag names exact bytes: such a response (a page) comes encoded already, or asked not to be.
+app.use(
+  compression({
+    filter: (req, res) => !/^"/.test(String(res.getHeader("ETag") ?? "")) && compression.filter(req, res),
+  }),
+);
 // Hashed build files for a year; public/ (favicon, robots.txt) for an hour.
 // No directory redirects: serve-static would answer "////\/.." with "Location: /\/../", off-site.
 app.use(

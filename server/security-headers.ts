@@ -5,8 +5,8 @@ import { NON_DOCUMENT_CSP, STATIC_SECURITY_HEADERS } from "../app/lib/security-h
 /**
  * Every response gets the security headers here, static files included, as
  * they are written, so nothing a route or Remix returns can go out without
- * them. A header already set wins: the page's own Content-Security-Policy
- * carries this request's nonce (app/entry.server.tsx sets it), anything else
+ * them. A header already set wins: a page's own Content-Security-Policy lists
+ * its scripts' hashes (app/page-response.server.ts sets it), anything else
  * gets the locked-down policy. HSTS only when the visitor came over HTTPS.
  */
 export const securityHeaders: RequestHandler = (req, res, next) => {

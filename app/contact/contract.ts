@@ -57,9 +57,8 @@ export type ContactFailure = {
   fields: ContactFields;
   fieldErrors?: FieldErrors;
   /**
-   * With 429: in how many minutes, rounded up, this client may send again (the
-   * Retry-After header has the seconds). Minutes, as the visitor reads them,
-   * so refused pages come in few shapes for the page cache (app/html-cache/).
+   * With 429: in how many minutes, rounded up, this client may send again, as
+   * the visitor reads it (the Retry-After header has the seconds).
    */
   retryAfterMinutes?: number;
 };

@@ -13,7 +13,7 @@ import { Scripts } from "@remix-run/react";
  * once (the loader-data scripts streamed after it need its stream), and the
  * preloads and module script are added after `load` or on the first pointer
  * or key press, whichever comes first. They go inside the <noscript>, where
- * React never looks, and run with this response's nonce.
+ * React never looks. The page's CSP lists each script's hash (decision 027).
  */
 const START = `(function(){
 var box=document.currentScript.previousElementSibling,parsed=document.createElement("template");
@@ -29,13 +29,13 @@ nodes.filter(function(node){return!later(node)}).forEach(add);
 if(document.readyState==="complete")start();else listen("addEventListener")
 })()`;
 
-export function DeferredScripts({ nonce }: { nonce: string }) {
+export function DeferredScripts() {
   return (
     <>
       <noscript>
-        <Scripts nonce={nonce} />
+        <Scripts />
       </noscript>
-      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: START }} suppressHydrationWarning />
+      <script dangerouslySetInnerHTML={{ __html: START }} />
     </>
   );
 }

@@ -1,14 +1,14 @@
 /**
  * The security headers. server/security-headers.ts puts them on every
- * response; app/entry.server.tsx gives each page its own nonce policy.
+ * response; app/document/page.server.ts gives each page its policy (decision 027).
  */
 
-/** The policy of an HTML page: scripts run only with this response's nonce. */
-export function contentSecurityPolicy(nonce: string) {
+/** The policy of an HTML page: only its own inline scripts run, named by their SHA-256 hashes. */
+export function contentSecurityPolicy(scriptHashes: readonly string[]) {
   return [
     "default-src 'self'",
-    // 'strict-dynamic' lets the nonced module scripts load the route chunks.
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    // 'strict-dynamic' lets the hashed scripts load the module scripts and route chunks.
+    `script-src 'self' ${scriptHashes.map((hash) => `'sha256-${hash}'`).join(" ")} 'strict-dynamic'`,
     // Radix positions tooltips and toasts with inline style attributes.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",

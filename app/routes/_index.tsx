@@ -15,7 +15,6 @@ import { contactFlash } from "~/contact/action.server";
 import type { ContactFailure, ContactOutcome } from "~/contact/contract";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
-import { useNonce } from "~/lib/nonce";
 
 export { contactAction as action } from "~/contact/action.server";
 export { contactClientAction as clientAction } from "~/contact/client-action";
@@ -57,7 +56,6 @@ export default function Index() {
   // The outcome of a plain HTML post (no JavaScript): the action's failure, or the flash after its redirect.
   const refused = useActionData<ContactFailure>();
   const contactOutcome: ContactOutcome | null = refused ?? (contactSent ? { ok: true } : null);
-  const nonce = useNonce();
   return (
     <>
       <a
@@ -81,12 +79,7 @@ export default function Index() {
         />
       </main>
       <Footer site={site} />
-      <script
-        type="application/ld+json"
-        nonce={nonce}
-        suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: personJsonLd(site) }}
-      />
+      <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: personJsonLd(site) }} />
     </>
   );
 }

@@ -36,8 +36,8 @@ export async function setThemeAction({ request, context }: ActionFunctionArgs) {
 }
 
 /**
- * The page posts its path only: it never reads its query string, so the page
- * cache serves one copy for every query (app/html-cache/). The query
+ * The page posts its path only: it never reads its query string (decision
+ * 015). The query
  * comes back from the Referer when that names the same path; only its path
  * and query are used, so the redirect stays on this site.
  */

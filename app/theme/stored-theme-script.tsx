@@ -4,6 +4,6 @@ import { THEME_STORAGE_KEY } from "./theme";
 // localStorage (a returning visitor without the cookie) still applies at once.
 const script = `try{var t=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});if(t==="light"||t==="dark"){var c=document.documentElement.classList;c.remove("light","dark");c.add(t)}}catch(e){}`;
 
-export function StoredThemeScript({ nonce }: { nonce: string }) {
-  return <script nonce={nonce} dangerouslySetInnerHTML={{ __html: script }} suppressHydrationWarning />;
+export function StoredThemeScript() {
+  return <script dangerouslySetInnerHTML={{ __html: script }} />;
 }

@@ -7,12 +7,16 @@ import { Tooltip } from "~/components/ui/tooltip";
 import type { loader as rootLoader } from "~/root";
 import { currentDocumentTheme, SET_THEME_ACTION, THEME_STORAGE_KEY, type ThemeName } from "./theme";
 
-function saveTheme(theme: ThemeName) {
+function storeLocally(theme: ThemeName) {
   try {
     localStorage.setItem(THEME_STORAGE_KEY, theme);
   } catch {
     // Storage can be disabled; the cookie still keeps the choice.
   }
+}
+
+function saveTheme(theme: ThemeName) {
+  storeLocally(theme);
   fetch(SET_THEME_ACTION, { method: "POST", body: new URLSearchParams({ theme }) }).catch(() => {
     // Offline: the page and localStorage already show the choice; the next toggle retries the cookie.
   });
@@ -33,14 +37,16 @@ function storedTheme() {
  * to guess the theme of a visitor who has only a localStorage value.
  */
 export function ThemeToggle() {
-  // The path alone: the page must not read the query string, so that the
-  // page cache can serve one copy for every query (app/html-cache/).
+  // The path alone: pages never read the query string (decision 015).
   const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
 
   useEffect(() => {
+    // The cookie's choice is kept for the pre-paint script too: a shared
+    // cookieless copy of the page (a CDN that ignores Vary) still shows it.
+    if (serverTheme) storeLocally(serverTheme);
     // A choice kept only in localStorage (from before the cookie) becomes the cookie.
-    if (!serverTheme && storedTheme()) saveTheme(currentDocumentTheme());
+    else if (storedTheme()) saveTheme(currentDocumentTheme());
   }, [serverTheme]);
 
   function toggle(event: FormEvent<HTMLFormElement>) {

@@ -118,7 +118,10 @@ test.describe("small screens", () => {
   });
 });
 
-test("the theme toggle posts a form and comes back to the same page in the other theme", async ({ page }) => {
+test("the theme toggle posts a form and comes back to the same page in the other theme", async ({
+  page,
+  problems,
+}) => {
   await page.goto("/?from=test");
   await expect(page.locator("html")).toHaveClass("dark");
   const toggle = page.getByRole("button", { name: "Switch to light theme" });
@@ -138,6 +141,8 @@ test("the theme toggle posts a form and comes back to the same page in the other
   await page.getByRole("button", { name: "Switch to dark theme" }).click();
   await expect(page.locator("html")).toHaveClass("dark");
   await expect(page.getByRole("button", { name: "Switch to light theme" })).toBeVisible();
+  // Both themes loaded without JavaScript: nothing was refused or logged.
+  expect(problems.unexpected()).toEqual([]);
 });
 
 test("the 404 page needs no JS", async ({ page }) => {

@@ -51,8 +51,8 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
 
   beforeAll(async () => {
     app = await startAppServer();
-    // What most visitors get: the page from the server's cache (the first
-    // request renders it; html-cache.test.ts checks both are the same page).
+    // What most visitors get: the page kept in the server's memory (the first
+    // request renders it; page-response.test.ts checks both are the same bytes).
     html = await (await fetch(`${app.url}/`)).text();
     browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
     first = await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" });

@@ -1,53 +1,27 @@
 // Caching and compression as the production server answers: hashed assets for
-// a year, unhashed public files briefly, pages and their data private and
-// revalidated, varying on the theme cookie; compressed when the client asks.
+// a year, unhashed public files briefly; a page that depends on nothing the
+// visitor sent for shared caches, anything made for a cookie, setting one or
+// answering a post never (decision 027); compressed when the client asks.
 // Raw HTTP (node:http), so what arrives on the wire is what is checked.
-import { request } from "node:http";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { decode, header, raw as rawRequest, type Raw } from "../support/raw-http";
 import { useAppServer } from "../support/use-app-server";
-import { BROWSER_HEADERS } from "../support/contact";
 
-type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
+const server = useAppServer({
+  env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-caching-outbox-")) },
+});
 
-const server = useAppServer();
+const raw = (path: string, headers: Record<string, string> = {}, method = "GET", body?: string) =>
+  rawRequest(`${server.app.url}${path}`, { method, headers: { ...BROWSER_HEADERS, ...headers }, body });
 
-function raw(
-  path: string,
-  headers: Record<string, string> = {},
-  method = "GET",
-  body?: string,
-): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.app.url}${path}`,
-      { method, headers: { ...BROWSER_HEADERS, ...headers }, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-const header = (response: Raw, name: string) => String(response.headers[name] ?? "");
 const varyList = (response: Raw) =>
   header(response, "vary")
     .toLowerCase()
     .split(/\s*,\s*/);
-
-function decode(response: Raw): string {
-  const encoding = header(response, "content-encoding");
-  if (encoding === "gzip") return gunzipSync(response.body).toString("utf8");
-  if (encoding === "br") return brotliDecompressSync(response.body).toString("utf8");
-  return response.body.toString("utf8");
-}
 
 async function assetPaths(): Promise<string[]> {
   const html = decode(await raw("/"));
@@ -92,12 +66,68 @@ describe("unhashed public files", () => {
 });
 
 describe("pages and their data", () => {
-  it("are private and revalidated, varying on the cookie and the encoding", async () => {
-    for (const path of ["/", "/no-such-page", "/_root.data"]) {
+  const SHARED = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
+
+  async function themeCookie(theme: "light" | "dark") {
+    const chosen = await raw(
+      "/action/set-theme",
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      "POST",
+      `theme=${theme}`,
+    );
+    return String(chosen.headers["set-cookie"]).split(";")[0]!;
+  }
+
+  it("without a cookie, a page is for shared caches (browsers revalidate), varying on the cookie and the encoding", async () => {
+    for (const path of ["/", "/?utm_source=x", "/no-such-page"]) {
       const response = await raw(path, { "Accept-Encoding": "gzip" });
-      expect(header(response, "cache-control"), path).toBe("private, no-cache");
+      expect(header(response, "cache-control"), path).toBe(SHARED);
+      expect(response.headers["set-cookie"], path).toBeUndefined();
       expect(varyList(response), path).toEqual(expect.arrayContaining(["cookie", "accept-encoding"]));
     }
+  });
+
+  it("with any cookie, a page is private and revalidated", async () => {
+    for (const cookie of [await themeCookie("light"), await themeCookie("dark"), "unrelated=1"]) {
+      const response = await raw("/", { Cookie: cookie, "Accept-Encoding": "gzip" });
+      expect(response.status, cookie).toBe(200);
+      expect(header(response, "cache-control"), cookie).toBe("private, no-cache");
+      expect(varyList(response), cookie).toEqual(expect.arrayContaining(["cookie", "accept-encoding"]));
+    }
+  });
+
+  it("a page that sets a cookie (the flash after a sent post) is private", async () => {
+    const sent = await raw(
+      "/?index",
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      "POST",
+      formBody(VALID).toString(),
+    );
+    expect(sent.status).toBe(303);
+    const flash = String(sent.headers["set-cookie"]).split(";")[0]!;
+    const page = await raw("/", { Cookie: flash });
+    expect(page.headers["set-cookie"]).toBeDefined();
+    expect(header(page, "cache-control")).toBe("private, no-cache");
+    expect(decode(page)).toContain("Message Sent");
+  });
+
+  it("a refused post's page, with the typed text in it, is kept nowhere", async () => {
+    const refused = await raw(
+      "/?index",
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      "POST",
+      formBody({ ...VALID, email: "not-an-address" }).toString(),
+    );
+    expect(refused.status).toBe(400);
+    expect(header(refused, "cache-control")).toBe("private, no-store");
+    expect(decode(refused)).toContain(VALID.message);
+  });
+
+  it("data requests and /healthz are never kept by shared caches", async () => {
+    const data = await raw("/_root.data");
+    expect(header(data, "cache-control")).toBe("private, no-cache");
+    expect(varyList(data)).toContain("cookie");
+    expect(header(await raw("/healthz"), "cache-control")).toBe("no-store");
   });
 
   it("differ by theme cookie, which is why they vary on it", async () => {

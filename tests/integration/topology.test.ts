@@ -4,7 +4,8 @@
 // redis-server. What a visitor's browser meets: HTTPS with the internal CA,
 // the redirect from HTTP, the security headers on everything, both replicas,
 // one contact limit whichever replica answers, and a form that keeps working
-// while Redis is away.
+// while Redis is away. Last, a shared HTTP cache (Varnish) in front of two
+// replicas, as a CDN would be.
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +14,9 @@ import { startAppServer, type AppServer } from "../support/app-server";
 import { startCaddy, type Answer, type Caddy } from "../support/caddy";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { freePort } from "../support/free-port";
+import { decode, raw, type Raw } from "../support/raw-http";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { startVarnish, type Varnish } from "../support/varnish";
 
 const RATE_LIMIT_MAX = 5;
 
@@ -117,11 +120,11 @@ describe("HTTPS", () => {
 });
 
 describe("security headers on every response", () => {
-  it("on a page: the app's own policy with its nonce is kept, not replaced", async () => {
+  it("on a page: the app's own policy with its scripts' hashes is kept, not replaced", async () => {
     const page = await caddy.request("/", { headers: BROWSER_HEADERS });
     expectSecurityHeaders(page);
     expect(page.headers["content-security-policy"]).toMatch(
-      /script-src 'self' 'nonce-[^']+' 'strict-dynamic'/,
+      /script-src 'self'( 'sha256-[^']+')+ 'strict-dynamic'/,
     );
     expect(values(page, "content-security-policy")).toHaveLength(1);
   });
@@ -258,4 +261,115 @@ describe("with no replica up", () => {
       await lonely.stop();
     }
   }, 60_000);
+});
+
+// A standard shared cache in front of the replicas, as a CDN would be
+// (decision 027): Varnish with its built-in VCL. Its own replicas, so the
+// posts here leave the Redis limit above alone.
+describe("a shared cache in front (Varnish, built-in VCL)", () => {
+  const SESSION_SECRET = "a-secret-the-cached-replicas-share-012345";
+  let cached: AppServer[] = [];
+  let varnish: Varnish;
+
+  beforeAll(async () => {
+    const env = {
+      TRUST_PROXY: "1",
+      SESSION_SECRET,
+      OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-varnish-outbox-")),
+    };
+    cached = await Promise.all([startAppServer({ env }), startAppServer({ env })]);
+    varnish = await startVarnish(cached.map((app) => app.port));
+  }, 120_000);
+
+  afterAll(async () => {
+    await varnish?.stop();
+    await Promise.all(cached.map((app) => app.stop()));
+  });
+
+  /** Requests for `/` the replicas answered, by their request logs. */
+  const pageViews = () => cached.reduce((sum, app) => sum + logged(app, /^(GET|HEAD) \/ /), 0);
+  const posts = () => cached.reduce((sum, app) => sum + logged(app, /^POST \/\?index /), 0);
+  const get = (headers: Record<string, string> = {}) =>
+    raw(`${varnish.url}/`, { headers: { ...BROWSER_HEADERS, "Accept-Encoding": "gzip", ...headers } });
+  const contactPost = (values: Record<string, string>) =>
+    raw(`${varnish.url}/?index`, {
+      method: "POST",
+      headers: {
+        ...BROWSER_HEADERS,
+        Origin: varnish.url,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: formBody(values).toString(),
+    });
+  const theme = (page: Raw) => /<html lang="en" class="(\w+)"/.exec(decode(page))?.[1];
+
+  it("1,000 cookieless GETs of / reach the replicas once (one s-maxage window)", async () => {
+    const before = pageViews();
+    const answers: Raw[] = [];
+    for (let round = 0; round < 50; round++) {
+      answers.push(...(await Promise.all(Array.from({ length: 20 }, () => get()))));
+    }
+    expect(answers.every((page) => page.status === 200 && theme(page) === "dark")).toBe(true);
+    expect(answers.every((page) => page.headers["set-cookie"] === undefined)).toBe(true);
+    expect(new Set(answers.map((page) => page.body.toString("base64"))).size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const reached = pageViews() - before;
+    console.log(`shared cache: 1000 cookieless GETs of / reached the replicas ${reached} time(s)`);
+    expect(reached).toBe(1);
+  });
+
+  it("answers If-None-Match with 304 from the cache", async () => {
+    const page = await get();
+    const before = pageViews();
+    const again = await get({ "If-None-Match": String(page.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(pageViews()).toBe(before);
+  });
+
+  it("every GET with the theme cookie reaches a replica and gets that visitor's theme, nobody else does", async () => {
+    const chosen = await raw(`${varnish.url}/action/set-theme`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "theme=light",
+    });
+    const cookie = String(chosen.headers["set-cookie"]).split(";")[0]!;
+    const before = pageViews();
+    for (let i = 0; i < 10; i++) {
+      const light = await get({ Cookie: cookie });
+      expect(theme(light)).toBe("light");
+      expect(light.headers["cache-control"]).toBe("private, no-cache");
+      const shared = await get();
+      expect(theme(shared)).toBe("dark");
+      expect(shared.headers["set-cookie"]).toBeUndefined();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pageViews() - before).toBe(10);
+  });
+
+  it("every POST reaches a replica; typed text, flash and cookies never reach another visitor", async () => {
+    const before = posts();
+    const typed = `typed-${Date.now()}`;
+    const refused = await contactPost({
+      ...VALID,
+      message: `${typed} ${VALID.message}`,
+      email: "not-an-address",
+    });
+    expect(refused.status).toBe(400);
+    expect(decode(refused)).toContain(typed);
+    const sent = await contactPost(VALID);
+    expect(sent.status).toBe(303);
+    const flash = String(sent.headers["set-cookie"]).split(";")[0]!;
+    const flashed = await get({ Cookie: flash });
+    expect(decode(flashed)).toContain("Message Sent!");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(posts() - before).toBe(2);
+
+    for (let i = 0; i < 5; i++) {
+      const shared = await get();
+      expect(decode(shared)).not.toContain(typed);
+      expect(decode(shared)).not.toContain("Message Sent!");
+      expect(shared.headers["set-cookie"]).toBeUndefined();
+    }
+  });
 });

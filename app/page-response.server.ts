@@ -1,0 +1,173 @@
+// A rendered page made into its HTTP response: the CSP lists the SHA-256 of
+// its inline scripts, a strong ETag names its bytes, its gzip and brotli forms
+// are made once, and the page says who may keep it. Pages that many visitors
+// share are kept in memory, finished (decision 027).
+import { createHash } from "node:crypto";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { EntryContext } from "@remix-run/node";
+import fresh from "fresh";
+import { LRUCache } from "lru-cache";
+import Negotiator from "negotiator";
+import { contentSecurityPolicy } from "~/lib/security-headers.server";
+
+/** A page that depends on nothing the visitor sent: shared caches keep it 5 minutes, browsers ask each time. */
+export const SHARED_PAGE = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
+/** A page or its data made for this visitor's cookie, or one that sets a cookie. */
+export const PRIVATE_PAGE = "private, no-cache";
+/** A refused post's page (the visitor's typed text is in it) and errors: kept nowhere. */
+export const UNKEPT_PAGE = "private, no-store";
+
+type Encoding = "br" | "gzip" | "identity";
+const ENCODINGS: Encoding[] = ["br", "gzip", "identity"];
+
+/** One page's bytes, policy and ETag; each encoded form is made on first need and kept with it. */
+class Page {
+  readonly policy: string;
+  private readonly hash: string;
+  private readonly forms = new Map<Encoding, Buffer<ArrayBuffer>>();
+
+  constructor(
+    html: string,
+    readonly status: number,
+    private readonly best: boolean,
+  ) {
+    const bytes = Buffer.from(html);
+    this.forms.set("identity", bytes);
+    this.hash = createHash("sha256").update(bytes).digest("base64url").slice(0, 32);
+    this.policy = contentSecurityPolicy(inlineScriptHashes(html));
+  }
+
+  etag(encoding: Encoding) {
+    return encoding === "identity" ? `"${this.hash}"` : `"${this.hash}-${encoding}"`;
+  }
+
+  body(encoding: Encoding): Buffer<ArrayBuffer> {
+    let body = this.forms.get(encoding);
+    if (!body) {
+      const bytes = this.forms.get("identity")!;
+      // Kept pages are compressed once, as small as can be; the rest cheaply, per response.
+      body =
+        encoding === "br"
+          ? brotliCompressSync(bytes, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: this.best ? 11 : 5,
+                [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+              },
+            })
+          : gzipSync(bytes, { level: this.best ? 9 : 6 });
+      this.forms.set(encoding, body);
+    }
+    return body;
+  }
+}
+
+/**
+ * The SHA-256 of every inline script the page runs: classic and module
+ * scripts, in the document or inside the <noscript> that decision 013's
+ * loader copies them from, but not JSON-LD, which never runs. React escapes
+ * `<` in text and attributes and Remix in its scripts, so every `<script` in
+ * the markup opens an element. Browsers hash the text with line breaks as \n.
+ */
+function inlineScriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const [, attributes, text] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+    const type = /\btype="([^"]*)"/.exec(attributes!)?.[1];
+    if (/\bsrc=/.test(attributes!) || (type && type !== "module")) continue;
+    hashes.add(createHash("sha256").update(text!.replace(/\r\n?/g, "\n")).digest("base64"));
+  }
+  return [...hashes];
+}
+
+/** Finished pages by variant: a path with its loader data (never the query, decision 015). */
+const kept = new LRUCache<string, Page>({ max: 32 });
+
+/**
+ * The response for a document: a kept page, or `render`'s page (kept when
+ * others will get the same bytes: a 200 for a GET with plain data and no
+ * Set-Cookie). A matching If-None-Match gets 304.
+ */
+export async function pageResponse(
+  request: Request,
+  status: number,
+  headers: Headers,
+  context: EntryContext,
+  render: () => Promise<{ html: string; status: number }>,
+): Promise<Response> {
+  const key = variant(request, status, headers, context);
+  let page = key === null ? undefined : kept.get(key);
+  if (!page) {
+    const rendered = await render();
+    // A render that failed part-way answers 500 and is never kept.
+    const keep = key !== null && rendered.status === status;
+    page = new Page(rendered.html, rendered.status, keep);
+    if (keep) kept.set(key, page);
+  }
+
+  const encoding = new Negotiator({
+    headers: { "accept-encoding": request.headers.get("Accept-Encoding") ?? "identity" },
+  }).encoding(ENCODINGS) as Encoding;
+  const etag = page.etag(encoding);
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  headers.set("Content-Security-Policy", page.policy);
+  headers.set("Cache-Control", cacheControl(request, page.status, headers));
+  headers.append("Vary", "Cookie, Accept-Encoding");
+  headers.set("ETag", etag);
+
+  const conditional = {
+    "if-none-match": request.headers.get("If-None-Match") ?? undefined,
+    "cache-control": request.headers.get("Cache-Control") ?? undefined,
+  };
+  if (page.status === 200 && fresh(conditional, { etag }))
+    return new Response(null, { status: 304, headers });
+  const body = page.body(encoding);
+  if (encoding !== "identity") headers.set("Content-Encoding", encoding);
+  headers.set("Content-Length", String(body.length));
+  return new Response(body, { status: page.status, headers });
+}
+
+/** Who may keep this document, from what it was made of (decision 027). */
+function cacheControl(request: Request, status: number, headers: Headers) {
+  if (!isRead(request)) return UNKEPT_PAGE;
+  if (status >= 500) return UNKEPT_PAGE;
+  if (request.headers.has("Cookie") || headers.has("Set-Cookie")) return PRIVATE_PAGE;
+  return SHARED_PAGE;
+}
+
+const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
+
+/** Loader data is fetched by hydrated pages, with the visitor's cookie: only the browser may keep it. */
+export function dataCaching(headers: Headers) {
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", PRIVATE_PAGE);
+  headers.append("Vary", "Cookie");
+}
+
+/** The key of a page that may be kept, or null. */
+function variant(request: Request, status: number, headers: Headers, context: EntryContext) {
+  const { actionData, errors, loaderData } = context.staticHandlerContext;
+  if (!isRead(request) || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;
+  const data = plainJson(loaderData);
+  return data === null ? null : `${new URL(request.url).pathname}\n${data}`;
+}
+
+/** The data as JSON, or null when JSON would not tell two values apart (promises, dates, maps...). */
+function plainJson(value: unknown): string | null {
+  try {
+    return JSON.stringify(value, function (this: Record<string, unknown>, key, converted: unknown) {
+      const raw = this[key];
+      if (raw === undefined) return "\u0000undefined";
+      if (raw === null || typeof raw === "string" || typeof raw === "boolean") return converted;
+      if (typeof raw === "number" && Number.isFinite(raw)) return converted;
+      if (
+        typeof raw === "object" &&
+        (Array.isArray(raw) ||
+          Object.getPrototypeOf(raw) === Object.prototype ||
+          Object.getPrototypeOf(raw) === null)
+      ) {
+        return converted;
+      }
+      throw new Error("not plain JSON");
+    });
+  } catch {
+    return null;
+  }
+}
