@@ -11,11 +11,11 @@ import Negotiator from "negotiator";
 import { contentSecurityPolicy } from "~/lib/security-headers.server";
 
 /** A page that depends on nothing the visitor sent: shared caches keep it 5 minutes, browsers ask each time. */
-export const SHARED_PAGE = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
+const SHARED_PAGE = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
 /** A page or its data made for this visitor's cookie, or one that sets a cookie. */
-export const PRIVATE_PAGE = "private, no-cache";
+const PRIVATE_PAGE = "private, no-cache";
 /** A refused post's page (the visitor's typed text is in it) and errors: kept nowhere. */
-export const UNKEPT_PAGE = "private, no-store";
+const UNKEPT_PAGE = "private, no-store";
 
 type Encoding = "br" | "gzip" | "identity";
 const ENCODINGS: Encoding[] = ["br", "gzip", "identity"];
