@@ -12,6 +12,8 @@ const ABORT_DELAY = 5_000;
 /** What the production server (server/index.ts) takes from the configuration the app read. */
 export type ServerOptions = Pick<typeof config, "port" | "trustProxyHops">;
 export const serverOptions: ServerOptions = { port: config.port, trustProxyHops: config.trustProxyHops };
+/** The server answers cookieless requests for shared pages with this, before Remix runs. */
+export { sharedPageReply } from "~/page-response.server";
 
 export default function handleRequest(
   request: Request,

@@ -80,11 +80,17 @@ function inlineScriptHashes(html: string): string[] {
 
 /** Finished pages by variant: a path with its loader data (never the query, decision 015). */
 const kept = new LRUCache<string, Page>({ max: 32 });
+/** The same pages by path, for requests with no cookie, when every visitor shares them. */
+const shared = new LRUCache<string, Page>({ max: 32 });
+
+/** What a request asks of a page's representation: its request headers, by lower-case name. */
+type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
+type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
 
 /**
  * The response for a document: a kept page, or `render`'s page (kept when
  * others will get the same bytes: a 200 for a GET with plain data and no
- * Set-Cookie). A matching If-None-Match gets 304.
+ * Set-Cookie).
  */
 export async function pageResponse(
   request: Request,
@@ -102,27 +108,53 @@ export async function pageResponse(
     page = new Page(rendered.html, rendered.status, keep);
     if (keep) kept.set(key, page);
   }
+  const policy = cacheControl(request, page.status, headers);
+  if (key !== null && policy === SHARED_PAGE) shared.set(new URL(request.url).pathname, page);
 
-  const encoding = new Negotiator({
-    headers: { "accept-encoding": request.headers.get("Accept-Encoding") ?? "identity" },
-  }).encoding(ENCODINGS) as Encoding;
-  const etag = page.etag(encoding);
-  headers.set("Content-Type", "text/html; charset=utf-8");
-  headers.set("Content-Security-Policy", page.policy);
-  headers.set("Cache-Control", cacheControl(request, page.status, headers));
-  headers.append("Vary", "Cookie, Accept-Encoding");
-  headers.set("ETag", etag);
-
-  const conditional = {
+  const {
+    status: answered,
+    headers: own,
+    body,
+  } = reply(page, policy, {
+    "accept-encoding": request.headers.get("Accept-Encoding") ?? undefined,
     "if-none-match": request.headers.get("If-None-Match") ?? undefined,
     "cache-control": request.headers.get("Cache-Control") ?? undefined,
+  });
+  for (const [name, value] of Object.entries(own)) {
+    if (name === "Vary") headers.append(name, value);
+    else headers.set(name, value);
+  }
+  return new Response(body, { status: answered, headers });
+}
+
+/**
+ * A cookieless GET or HEAD of a page every visitor shares, answered before
+ * Remix runs (server/index.ts): what a shared cache in front would answer.
+ * Null when no such page is kept for the path.
+ */
+export function sharedPageReply(pathname: string, asked: Asked): Reply | null {
+  const page = shared.get(pathname);
+  return page ? reply(page, SHARED_PAGE, asked) : null;
+}
+
+/** The page in the best encoding the request accepts, or 304 when its If-None-Match names it. */
+function reply(page: Page, policy: string, asked: Asked): Reply {
+  const encoding = new Negotiator({
+    headers: { "accept-encoding": asked["accept-encoding"] ?? "identity" },
+  }).encoding(ENCODINGS) as Encoding;
+  const etag = page.etag(encoding);
+  const headers: Record<string, string> = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": page.policy,
+    "Cache-Control": policy,
+    Vary: "Cookie, Accept-Encoding",
+    ETag: etag,
   };
-  if (page.status === 200 && fresh(conditional, { etag }))
-    return new Response(null, { status: 304, headers });
+  if (page.status === 200 && fresh(asked, { etag })) return { status: 304, headers, body: null };
   const body = page.body(encoding);
-  if (encoding !== "identity") headers.set("Content-Encoding", encoding);
-  headers.set("Content-Length", String(body.length));
-  return new Response(body, { status: page.status, headers });
+  if (encoding !== "identity") headers["Content-Encoding"] = encoding;
+  headers["Content-Length"] = String(body.length);
+  return { status: page.status, headers, body };
 }
 
 /** Who may keep this document, from what it was made of (decision 027). */

@@ -8,7 +8,7 @@ import { installGlobals, type ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express, { type ErrorRequestHandler } from "express";
 import morgan from "morgan";
-import type { ServerOptions } from "../app/entry.server";
+import type * as AppEntry from "../app/entry.server";
 import { logRefusal } from "./log";
 import { requestChecks } from "./request-checks";
 import { securityHeaders } from "./security-headers";
@@ -22,8 +22,8 @@ process.env.NODE_ENV ??= "production";
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
 // The app reads and checks the environment once; the server asks it for what it needs.
-const { port, trustProxyHops } = (build.entry.module as unknown as { serverOptions: ServerOptions })
-  .serverOptions;
+const entry = build.entry.module as unknown as Pick<typeof AppEntry, "serverOptions" | "sharedPageReply">;
+const { port, trustProxyHops } = entry.serverOptions;
 
 const app = express();
 app.disable("x-powered-by");
@@ -48,6 +48,14 @@ app.use(
 );
 app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));
+// A page every visitor shares, asked for without a cookie, comes from memory
+// before Remix runs, as from a shared cache in front (decision 027).
+app.use((req, res, next) => {
+  const read = req.method === "GET" || req.method === "HEAD";
+  const reply = read && !req.headers.cookie ? entry.sharedPageReply(req.path, req.headers) : null;
+  if (reply) res.writeHead(reply.status, reply.headers).end(reply.body);
+  else next();
+});
 app.all(
   "*",
   createRequestHandler({
