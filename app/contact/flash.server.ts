@@ -10,7 +10,7 @@ export type ContactFlash = {
   commit(request: Request): Promise<string>;
   /**
    * Reads it once. `headers` clears the cookie and must be sent with the
-   * loader's answer; it is empty when there was nothing to read.
+   * loader's answer; it is empty when there was no "sent" to read.
    */
   read(request: Request): Promise<{ sent: boolean; headers: Headers }>;
 };
@@ -30,10 +30,12 @@ export function createContactFlash(secret: string): ContactFlash {
       const headers = new Headers();
       const cookieHeader = request.headers.get("Cookie");
       if (!cookieHeader?.includes("contact_flash=")) return { sent: false, headers };
-      // A forged or stale value reads as not sent (and is cleared all the same).
-      const value: unknown = await cookie.parse(cookieHeader);
+      // A forged value reads as not sent and is left to expire (Max-Age 60):
+      // clearing it would make the page one that sets a cookie, rendered for
+      // every such request instead of served as kept.
+      if ((await cookie.parse(cookieHeader)) !== "sent") return { sent: false, headers };
       headers.append("Set-Cookie", await cookie.serialize("", { maxAge: 0, secure: cameOverHttps(request) }));
-      return { sent: value === "sent", headers };
+      return { sent: true, headers };
     },
   };
 }

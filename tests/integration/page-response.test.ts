@@ -116,6 +116,16 @@ describe("one page, one set of bytes", () => {
     expect((await get("/no-such-page", { "If-None-Match": header(missing, "etag") })).status).toBe(404);
   });
 
+  it("a forged contact flash gets the kept page: no cookie set, the same bytes as without it", async () => {
+    const plain = await get("/", { "Accept-Encoding": "br" });
+    for (const forged of ["contact_flash=x", `contact_flash=${Math.random()}`, "contact_flash=InNlbnQi"]) {
+      const page = await get("/", { "Accept-Encoding": "br", Cookie: forged });
+      expect(page.headers["set-cookie"], forged).toBeUndefined();
+      expect(header(page, "etag"), forged).toBe(header(plain, "etag"));
+      expect(decode(page)).not.toContain("Message Sent!");
+    }
+  });
+
   it("keeps the pages of the two themes apart", async () => {
     const cookie = await lightCookie();
     const pages = [
