@@ -6,6 +6,27 @@ import { freePort } from "./free-port";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SERVER = `${ROOT}build/server.js`;
 
+/**
+ * Resolves once `url` answers 2xx; fails with the process's log when it
+ * exits first or 30 s pass (then it is killed).
+ */
+export async function answering(url: string, what: string, child: ChildProcess, log: () => string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${log()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${what} did not answer ${url} in 30 s:\n${log()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export type AppServer = {
   url: string;
   port: number;
@@ -42,20 +63,7 @@ export async function startAppServer({
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${chosenPort}`;
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Server exited with ${child.exitCode}:\n${log}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`Server did not become healthy in 30 s:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await answering(`${url}/healthz`, "the server", child, () => log);
 
   return {
     url,

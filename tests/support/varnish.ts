@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { answering } from "./app-server";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
 
@@ -61,20 +62,7 @@ export async function startVarnish(upstreams: number[]): Promise<Varnish> {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`varnishd exited with ${child.exitCode}:\n${log}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`varnishd did not answer in 30 s:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await answering(`${url}/healthz`, "varnishd", child, () => log);
 
   return {
     url,
