@@ -109,14 +109,14 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
       >
         <div className="grid gap-5 sm:grid-cols-2">
           <Field label="Name" name="name" error={fieldErrors.name}>
-            <input {...field("name")} autoComplete="name" />
+            <input {...field("name")} type="text" autoComplete="name" />
           </Field>
           <Field label="Email" name="email" error={fieldErrors.email}>
             <input {...field("email")} type="email" autoComplete="email" />
           </Field>
         </div>
         <Field label="Subject" name="subject" error={fieldErrors.subject}>
-          <input {...field("subject")} />
+          <input {...field("subject")} type="text" />
         </Field>
         <Field label="Message" name="message" error={fieldErrors.message}>
           <textarea {...field("message")} rows={5} />
