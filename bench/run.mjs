@@ -25,7 +25,9 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               decoded bytes by type, JS on and off; and the gzip-only load
               the byte-budget test asserts
   lighthouse  mobile: the app's / and the floor, interleaved, median of --runs
-              (default 5) each; desktop: the app's /, median of --runs
+              (default 5) each, with the longest main-thread task after
+              FCP and the sum of the parts over 50 ms; desktop: the app's
+              /, median of --runs
   load        autocannon, --connections (50) for --duration s (10) after 2 s
               of warm-up: / (without and with a theme cookie), /robots.txt
               (the cheapest route through the whole stack) and a static
@@ -503,6 +505,10 @@ function render(r) {
       every(l, hundreds),
     );
     row(section, "app: FCP, LCP, TBT, CLS", timings(x));
+    const tasks = (y) =>
+      `longest ${ms(y.longestTaskAfterFcpMs)}, parts over 50 ms ${ms(y.overFiftyAfterFcpMs)}`;
+    row(section, "app: main-thread tasks after FCP", tasks(x));
+    if (floor?.runs) row(section, "floor: main-thread tasks after FCP", tasks(floor.median));
     row(section, "app: LCP", ms(x.lcpMs), "≤ 1000 ms", x.lcpMs <= 1000);
     row(section, "app: TBT", ms(x.tbtMs), "≤ 50 ms", x.tbtMs <= 50);
     row(section, "app: CLS", x.cls?.toFixed(3), "0", x.cls === 0);

@@ -8,6 +8,10 @@ import { CHROME_FLAGS, CHROME_PATH, median } from "./common.mjs";
 
 function extract(lhr) {
   const audit = (id) => lhr.audits[id]?.numericValue ?? null;
+  // Main-thread tasks over 50 ms once the page has painted (simulated durations on mobile).
+  const afterFcp = (lhr.audits["long-tasks"]?.details?.items ?? [])
+    .filter((task) => task.startTime >= audit("first-contentful-paint"))
+    .map((task) => task.duration);
   const score = (id) =>
     lhr.categories[id]?.score == null ? null : Math.round(lhr.categories[id].score * 100);
   return {
@@ -19,6 +23,8 @@ function extract(lhr) {
     lcpMs: audit("largest-contentful-paint"),
     tbtMs: audit("total-blocking-time"),
     cls: audit("cumulative-layout-shift"),
+    longestTaskAfterFcpMs: Math.max(0, ...afterFcp),
+    overFiftyAfterFcpMs: afterFcp.reduce((sum, duration) => sum + Math.max(0, duration - 50), 0),
     speedIndexMs: audit("speed-index"),
     totalBytes: audit("total-byte-weight"),
     benchmarkIndex: lhr.environment?.benchmarkIndex ?? null,
