@@ -1,6 +1,10 @@
 import type { RequestHandler } from "express";
 import onHeaders from "on-headers";
-import { NON_DOCUMENT_CSP, STATIC_SECURITY_HEADERS } from "../app/lib/security-headers.server";
+import {
+  NON_DOCUMENT_CSP,
+  STATIC_SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+} from "../app/lib/security-headers.server";
 
 /**
  * Every response gets the security headers here, static files included, as
@@ -15,7 +19,7 @@ export const securityHeaders: RequestHandler = (req, res, next) => {
       if (!res.hasHeader(name)) res.setHeader(name, value);
     }
     if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", NON_DOCUMENT_CSP);
-    if (req.secure) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+    if (req.secure) res.setHeader("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
   });
   next();
 };

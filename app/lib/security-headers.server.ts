@@ -28,6 +28,9 @@ export function contentSecurityPolicy(scriptHashes: readonly string[]) {
 export const NON_DOCUMENT_CSP =
   "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
+/** Sent only on responses to requests that came over HTTPS (server/security-headers.ts). */
+export const STRICT_TRANSPORT_SECURITY = "max-age=63072000; includeSubDomains";
+
 /** The same for every response, whatever it is. */
 export const STATIC_SECURITY_HEADERS = {
   "X-Content-Type-Options": "nosniff",

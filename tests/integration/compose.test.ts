@@ -12,6 +12,11 @@ import { parse } from "yaml";
 import { ROOT } from "../support/app-server";
 import { requireBinary } from "../support/binary";
 import { CADDYFILE, caddyEnv } from "../support/caddy";
+import {
+  NON_DOCUMENT_CSP,
+  STATIC_SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+} from "~/lib/security-headers.server";
 
 /**
  * schema/compose-spec.json of the Compose Specification project (Apache-2.0),
@@ -120,5 +125,20 @@ describe("deploy/Caddyfile", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     expect(output).toContain("Valid configuration");
+  });
+
+  it("sets the app's security header values, not copies that drift from them", () => {
+    const caddyfile = readFileSync(CADDYFILE, "utf8");
+    const snippet = caddyfile.slice(caddyfile.indexOf("(security_headers) {"));
+    const values = (block: string) =>
+      Object.fromEntries(
+        [...block.matchAll(/^\s*\??([A-Z][\w-]+) "([^"]*)"$/gm)].map(([, name, value]) => [name, value]),
+      );
+    const [defaults, hsts] = snippet.split(/\n\theader \{/).slice(1, 3);
+    expect(values(defaults!)).toEqual({
+      ...STATIC_SECURITY_HEADERS,
+      "Content-Security-Policy": NON_DOCUMENT_CSP,
+    });
+    expect(values(hsts!)).toEqual({ "Strict-Transport-Security": STRICT_TRANSPORT_SECURITY });
   });
 });
