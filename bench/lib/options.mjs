@@ -1,0 +1,62 @@
+// The bench's command line: its help text and the options it takes.
+export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
+                        [--skip weight,lighthouse,load,contact] [--quick] [--build]
+                        [--wait-idle LOAD[:MAXSEC]]
+
+Builds when the build is missing or older than the sources (--build: always),
+starts the production server (build/server.js, as npm start) with the EmailJS
+fake as its provider, and a minimal static server with the same HTML, and
+the floor: that HTML with every script and module preload stripped, with its
+stylesheet, all on 127.0.0.1. Then measures, one after the other:
+  weight      first load of / in Chromium, cold cache: requests, wire and
+              decoded bytes by type, JS on and off; and the gzip-only load
+              the byte-budget test asserts
+  lighthouse  mobile: the app's / and the floor, interleaved, median of --runs
+              (default 5) each, with the longest main-thread task after
+              FCP and the sum of the parts over 50 ms; desktop: the app's
+              /, median of --runs
+  load        autocannon, --connections (50) for --duration s (10) after 2 s
+              of warm-up: / (without and with a theme cookie), /robots.txt
+              (the cheapest route through the whole stack) and a static
+              asset from the app, / from the
+              static server, and / through a shared cache (varnishd, built-in
+              VCL) in front of the app; browser headers (Accept-Encoding br,
+              gzip); and how many of 1,000 cookieless GETs through the cache
+              reached the app
+  contact     the contact action (a valid no-JS form post, answered 303)
+              against the fake, and the fake alone: one request at a time
+              for --duration s, latency p50/p99
+--quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
+--wait-idle 1.5:120: before each part, wait (at most 120 s) until the
+1-minute load average is under 1.5, then go on regardless.
+Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
+KB = 1000 bytes.`;
+
+export function parseArgs(argv) {
+  const o = { runs: 5, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => argv[++i] ?? fail(`${a} needs a value`);
+    if (a === "--help" || a === "-h") {
+      console.log(HELP);
+      process.exit(0);
+    } else if (a === "--runs") o.runs = Number(value());
+    else if (a === "--duration") o.duration = Number(value());
+    else if (a === "--connections") o.connections = Number(value());
+    else if (a === "--skip") for (const s of value().split(",")) o.skip.add(s.trim());
+    else if (a === "--quick") Object.assign(o, { runs: 1, duration: 3 });
+    else if (a === "--build") o.build = true;
+    else if (a === "--wait-idle") {
+      const [load, max = "300"] = value().split(":");
+      o.idle = { load: Number(load), maxSeconds: Number(max) };
+    } else fail(`unknown argument ${a}`);
+  }
+  if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1))
+    fail("--runs, --duration and --connections must be positive");
+  return o;
+}
+
+function fail(message) {
+  console.error(`${message}\n\n${HELP}`);
+  process.exit(2);
+}

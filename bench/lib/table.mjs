@@ -1,0 +1,239 @@
+// The bench's results as one Markdown table: section, figure, value, target, met.
+const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
+const ms = (v) => (v == null ? "-" : `${Math.round(v)} ms`);
+const mark = (ok) => (ok == null ? "" : ok ? "yes" : "**no**");
+
+/** One Markdown table: section, figure, value, target, met. */
+export function render(r) {
+  const rows = [];
+  const row = (section, figure, value, target = "", ok = null) =>
+    rows.push([section, figure, value, target, mark(ok)]);
+  const m = r.machine;
+  const header = `npm run bench, ${r.date.slice(0, 16).replace("T", " ")} UTC: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load avg ${r.loadavgAtStart[0].toFixed(2)} at start, ${r.loadavgAtEnd[0].toFixed(2)} at end`;
+
+  if (r.firstLoad) {
+    const { jsOn, jsOff, gzip } = r.firstLoad;
+    const enc = [
+      ...new Set(jsOn.requests.filter((q) => q.wireBytes > 1500).map((q) => q.encoding ?? "none")),
+    ].join("/");
+    for (const type of ["document", "stylesheet", "script", "other"]) {
+      const b = jsOn.byType[type];
+      row(
+        "first load, JS on",
+        `${type}: requests, wire (${enc}) / decoded`,
+        `${b.requests}, ${kb(b.wireBytes)} / ${kb(b.decodedBytes)}`,
+      );
+    }
+    row(
+      "first load, JS on",
+      "total: requests, wire / decoded",
+      `${jsOn.total.requests}, ${kb(jsOn.total.wireBytes)} / ${kb(jsOn.total.decodedBytes)}`,
+    );
+    // With JavaScript off, Chromium still sees the module preloads but refuses to fetch them.
+    const refused = jsOff.requests.filter((q) => q.failure).length;
+    row(
+      "first load, JS off",
+      "total: requests, wire / decoded",
+      `${jsOff.total.requests - refused} (+${refused} scripts not fetched), ${kb(jsOff.total.wireBytes)} / ${kb(jsOff.total.decodedBytes)}`,
+    );
+    row(
+      "first load, JS off",
+      "page text without JS / with JS",
+      `${jsOff.textLength} / ${jsOn.textLength} chars`,
+      "same content",
+      jsOff.textLength >= jsOn.textLength * 0.9,
+    );
+    const g = gzip.byType;
+    row(
+      "first load, gzip",
+      "JS (all scripts and module preloads)",
+      kb(g.script.wireBytes),
+      "≤ 110 KB",
+      g.script.wireBytes <= 110_000,
+    );
+    row("first load, gzip", "CSS", kb(g.stylesheet.wireBytes), "≤ 12 KB", g.stylesheet.wireBytes <= 12_000);
+    row("first load, gzip", "HTML", kb(g.document.wireBytes), "≤ 12 KB", g.document.wireBytes <= 12_000);
+    const foreign = jsOn.requests.filter((q) => /^https?:/.test(q.path)).length;
+    row(
+      "first load, gzip",
+      "fonts, images, other hosts",
+      `${g.font.requests}, ${g.image.requests}, ${foreign}`,
+      "0, 0, 0",
+      g.font.requests + g.image.requests + foreign === 0,
+    );
+  }
+
+  const lh = r.lighthouse;
+  const every = (l, ok) => l.perRun.length > 0 && l.perRun.every(ok);
+  const hundreds = (x) => [x.performance, x.accessibility, x.bestPractices, x.seo].every((s) => s === 100);
+  const scoresPerRun = (l) =>
+    l.perRun.map((x) => [x.performance, x.accessibility, x.bestPractices, x.seo].join("/")).join(", ");
+  const timings = (x) =>
+    `FCP ${ms(x.fcpMs)}, LCP ${ms(x.lcpMs)}, TBT ${ms(x.tbtMs)}, CLS ${x.cls?.toFixed(3)}`;
+  const failingAudits = (l) => [...new Set(l.perRun.flatMap((run) => run.failingAudits))].join(", ");
+  for (const [page, l] of Object.entries(lh ?? {})) {
+    if (l.warnings.length) row(`Lighthouse ${page}`, "warnings", l.warnings.join("; "));
+  }
+  if (lh?.mobile) {
+    const { mobile: l, floor } = lh;
+    const x = l.median;
+    const section = `Lighthouse mobile (median of ${l.runs})`;
+    row(
+      section,
+      "app: perf / a11y / BP / SEO, every run",
+      scoresPerRun(l),
+      "100 ×4, every run",
+      every(l, hundreds),
+    );
+    row(section, "app: FCP, LCP, TBT, CLS", timings(x));
+    const tasks = (y) =>
+      `longest ${ms(y.longestTaskAfterFcpMs)}, parts over 50 ms ${ms(y.overFiftyAfterFcpMs)}`;
+    row(section, "app: main-thread tasks after FCP", tasks(x));
+    if (floor?.runs) row(section, "floor: main-thread tasks after FCP", tasks(floor.median));
+    row(section, "app: LCP", ms(x.lcpMs), "≤ 1000 ms", x.lcpMs <= 1000);
+    row(section, "app: TBT", ms(x.tbtMs), "≤ 50 ms", x.tbtMs <= 50);
+    row(section, "app: CLS", x.cls?.toFixed(3), "0", x.cls === 0);
+    if (floor?.runs) {
+      const f = floor.median;
+      row(section, "floor (same HTML, scripts stripped, static server): FCP, LCP, TBT, CLS", timings(f));
+      row(section, "floor: perf, every run", floor.perRun.map((run) => run.performance).join(", "));
+      const ratio = x.lcpMs / f.lcpMs;
+      row(section, "app LCP ÷ floor LCP", ratio.toFixed(2), "≤ 1.10", ratio <= 1.1);
+      row(section, "app FCP ÷ floor FCP", (x.fcpMs / f.fcpMs).toFixed(2));
+    }
+    if (failingAudits(l)) row(section, "app: audits below 100 in some run", failingAudits(l));
+  }
+  if (lh?.desktop) {
+    const l = lh.desktop;
+    const section = `Lighthouse desktop (median of ${l.runs})`;
+    row(
+      section,
+      "perf / a11y / BP / SEO, every run",
+      scoresPerRun(l),
+      "100 ×4, every run",
+      every(l, hundreds),
+    );
+    row(section, "FCP, LCP, TBT, CLS", timings(l.median));
+    if (failingAudits(l)) row(section, "audits below 100 in some run", failingAudits(l));
+  }
+
+  if (r.load) {
+    const L = r.load;
+    const c = L.page.connections;
+    const cpu = (x) =>
+      x.serverCpuMsPerRequest == null ? "" : `, server CPU ${x.serverCpuMsPerRequest.toFixed(2)} ms/req`;
+    const line = (x) =>
+      `${Math.round(x.reqPerSec)} req/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms, ${x.errors} errors${cpu(x)}`;
+    const section = `server, ${c} connections, ${L.page.duration} s`;
+    row(
+      section,
+      "app: / (SSR)",
+      line(L.page),
+      "p99 ≤ 100 ms",
+      L.page.latencyMs.p99 <= 100 && L.page.errors === 0,
+    );
+    row(section, `app: ${L.assetPath}`, line(L.asset));
+    row(section, "static server: same HTML", line(L.staticPage));
+    if (L.robots) {
+      row(section, "app: /robots.txt (cheapest route through the stack)", line(L.robots));
+      if (L.themedPage)
+        row(section, "app: / with a theme cookie (private: through Remix)", line(L.themedPage));
+      const robotsRatio = L.page.reqPerSec / L.robots.reqPerSec;
+      row(section, "/ ÷ /robots.txt (req/s)", robotsRatio.toFixed(2), "≥ 0.90", robotsRatio >= 0.9);
+      row(
+        section,
+        "/ p99 against /robots.txt p99",
+        `${L.page.latencyMs.p99} ms against ${L.robots.latencyMs.p99} ms`,
+        "no worse",
+        L.page.latencyMs.p99 <= L.robots.latencyMs.p99,
+      );
+    }
+    if (L.sharedCache) {
+      row(section, "shared cache (varnishd) in front: /", line(L.sharedCache));
+      const cacheRatio = L.sharedCache.reqPerSec / L.page.reqPerSec;
+      row(
+        section,
+        "/ through the cache ÷ / from the app (req/s)",
+        cacheRatio.toFixed(2),
+        "≥ 3",
+        cacheRatio >= 3,
+      );
+      if (L.themedPage) {
+        const themedRatio = L.sharedCache.reqPerSec / L.themedPage.reqPerSec;
+        row(section, "/ through the cache ÷ / with a theme cookie (req/s)", themedRatio.toFixed(2));
+      }
+      row(
+        section,
+        "app requests for 1,000 cookieless GETs through the cache",
+        String(r.sharedCacheAppRequestsPer1000),
+        "≤ 1 per s-maxage (300 s)",
+        r.sharedCacheAppRequestsPer1000 <= 1,
+      );
+    }
+    const ratio = L.page.reqPerSec / L.asset.reqPerSec;
+    row(section, "/ ÷ static asset (req/s)", ratio.toFixed(2), "≥ 0.60", ratio >= 0.6);
+    row(section, "/ ÷ static server (req/s)", (L.page.reqPerSec / L.staticPage.reqPerSec).toFixed(2));
+    if (L.page.serverCpuMsPerRequest && L.asset.serverCpuMsPerRequest) {
+      const cpuRatio = L.asset.serverCpuMsPerRequest / L.page.serverCpuMsPerRequest;
+      row(
+        section,
+        "static asset ÷ / (server CPU per request)",
+        cpuRatio.toFixed(2),
+        "≥ 0.60",
+        cpuRatio >= 0.6,
+      );
+    }
+  }
+
+  if (r.contact) {
+    const { fakeAlone, viaAction, healthz, addedP50Ms } = r.contact;
+    const fmt = (x) =>
+      `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${Object.entries(
+        x.statusCodes,
+      )
+        .map(([s, n]) => `${n}×${s}`)
+        .join(" ")})`;
+    row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
+    row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
+    row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
+    const { pageView, accepted, refusedData, refusedPage, throttledPage } = r.contact;
+    if (throttledPage) {
+      // Server time: the server's CPU per request, median over interleaved rounds.
+      const cpu = (x) => x.serverCpuMsPerRequest;
+      const withCpu = (x) => (cpu(x) == null ? fmt(x) : `server CPU ${cpu(x).toFixed(2)} ms/req; ${fmt(x)}`);
+      const against = (x) =>
+        cpu(x) == null
+          ? ""
+          : `; ${(cpu(x) / cpu(pageView)).toFixed(2)}× a page view, ${(cpu(x) / cpu(accepted)).toFixed(2)}× a sent post`;
+      row("contact, one at a time", "page view: GET / (gzip)", withCpu(pageView));
+      row("contact, one at a time", "sent post, no JS (303, relayed)", withCpu(accepted));
+      // No goal for refusals: the page with the typed text is rendered each time, and they are rate-limited.
+      for (const [figure, x] of [
+        ["refused post, with JS (data, 400)", refusedData],
+        ["refused post, no JS (page with the typed text, 400)", refusedPage],
+        ["throttled post, no JS (page with the typed text, 429)", throttledPage],
+      ]) {
+        row("contact, one at a time", figure, withCpu(x) + against(x));
+      }
+    }
+    row(
+      "contact, one at a time",
+      "action's own cost at p50 (action − /healthz)",
+      `${(viaAction.p50Ms - healthz.p50Ms).toFixed(2)} ms`,
+    );
+    row(
+      "contact, one at a time",
+      "added by the action at p50",
+      `${addedP50Ms.toFixed(2)} ms`,
+      "≤ 2 ms",
+      addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"),
+    );
+  }
+
+  const lines = [
+    ["section", "figure", "value", "target", "met"],
+    ["---", "---", "---", "---", "---"],
+    ...rows,
+  ];
+  return `${header}\n\n${lines.map((cells) => `| ${cells.join(" | ")} |`).join("\n")}`;
+}
