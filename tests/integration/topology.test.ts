@@ -7,6 +7,9 @@
 // while Redis is away. Last, a shared HTTP cache (Varnish) in front of two
 // replicas, as a CDN would be.
 import { mkdtempSync, readdirSync } from "node:fs";
+import { connect as http2Connect } from "node:http2";
+import { request as httpsRequest } from "node:https";
+import { connect as tlsConnect } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -372,4 +375,101 @@ describe("a shared cache in front (Varnish, built-in VCL)", () => {
       expect(shared.headers["set-cookie"]).toBeUndefined();
     }
   });
+});
+
+// Issue 17, item 1: Caddy's passive health checks counted an error reading
+// the visitor's own body as the replica's failure, so two malformed requests
+// marked both replicas down and every visitor then waited 5 s for a 503.
+describe("a visitor's bad request never marks a healthy replica down", () => {
+  const tlsOptions = () => ({
+    host: "127.0.0.1",
+    port: caddy.httpsPort,
+    servername: "localhost",
+    ca: caddy.rootCa,
+  });
+
+  /** A chunked POST whose first chunk size is not hex, written raw over TLS. */
+  const badChunk = () =>
+    new Promise<void>((resolve) => {
+      const socket = tlsConnect({ ...tlsOptions(), ALPNProtocols: ["http/1.1"] }, () =>
+        socket.write("POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n"),
+      );
+      socket.on("data", () => socket.end());
+      socket.on("close", () => resolve());
+      socket.on("error", () => resolve());
+    });
+
+  /** An HTTP/2 POST whose body ends before its content-length. */
+  const shortH2Body = () =>
+    new Promise<void>((resolve) => {
+      const session = http2Connect(`https://localhost:${caddy.httpsPort}`, {
+        ...tlsOptions(),
+        createConnection: () => tlsConnect({ ...tlsOptions(), ALPNProtocols: ["h2"] }),
+      });
+      session.on("error", () => resolve());
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/?index",
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": "1000",
+      });
+      stream.on("response", () => undefined);
+      stream.on("close", () => {
+        session.close();
+        resolve();
+      });
+      stream.on("error", () => undefined);
+      stream.resume();
+      stream.end("name=short");
+    });
+
+  /** A chunked post of 1.1 MiB, which the app cuts off at its body limit. */
+  const hugeChunked = () =>
+    new Promise<void>((resolve) => {
+      const request = httpsRequest(
+        {
+          ...tlsOptions(),
+          path: "/?index",
+          method: "POST",
+          agent: false,
+          headers: {
+            Host: `localhost:${caddy.httpsPort}`,
+            Origin: origin(),
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Transfer-Encoding": "chunked",
+          },
+        },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve());
+          response.on("error", () => resolve());
+        },
+      );
+      request.on("error", () => resolve());
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      for (let i = 0; i < 18; i++) request.write(chunk);
+      request.end();
+    });
+
+  it("visitors keep getting the page in normal time while the three kinds keep coming", async () => {
+    const waits: number[] = [];
+    const failed: number[] = [];
+    for (let round = 0; round < 8; round++) {
+      await Promise.all([badChunk(), badChunk(), shortH2Body(), hugeChunked()]);
+      for (let visitor = 0; visitor < 4; visitor++) {
+        const start = performance.now();
+        const answer = await caddy.request("/", { headers: BROWSER_HEADERS });
+        waits.push(performance.now() - start);
+        if (answer.status !== 200) failed.push(answer.status);
+      }
+    }
+    waits.sort((a, b) => a - b);
+    const median = waits[Math.floor(waits.length / 2)]!;
+    console.log(
+      `bad requests through Caddy: ${failed.length} of ${waits.length} visitor GETs failed, median ${median.toFixed(0)} ms, slowest ${waits.at(-1)!.toFixed(0)} ms`,
+    );
+    expect(failed).toEqual([]);
+    // A replica marked down makes a visitor wait lb_try_duration (5 s): far above any normal answer.
+    expect(waits.at(-1)!).toBeLessThan(2_000);
+  }, 120_000);
 });
