@@ -1,8 +1,8 @@
 // Renders each document whole and hands it to page-response.server.ts, which
 // finishes it (CSP hashes, ETag, encodings, caching) and keeps shared pages.
 import { Writable } from "node:stream";
-import type { EntryContext, HandleDataRequestFunction } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { renderToPipeableStream } from "react-dom/server";
 import { config } from "~/config.server";
 import { dataCaching, pageResponse } from "~/page-response.server";
@@ -72,6 +72,12 @@ function renderDocument(request: Request, status: number, context: EntryContext)
 }
 
 const END_TAGS = "</body></html>";
+
+/** Remix's errors are logged, but for a visitor's own (a 4xx such as a POST to a route with no action). */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
+  console.error(error);
+};
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
   dataCaching(response.headers);

@@ -28,12 +28,9 @@ export const links: LinksFunction = () => [
 // Pages name themselves; this only titles the error page, which has no route of its own.
 export const meta: MetaFunction = ({ error }) => {
   if (!error) return [];
-  return [{ title: isNotFound(error) ? "Page not found" : "Unexpected Application Error!" }];
+  if (!isRouteErrorResponse(error)) return [{ title: "Unexpected Application Error!" }];
+  return [{ title: error.status === 404 ? "Page not found" : `${error.status} ${error.statusText}` }];
 };
-
-function isNotFound(error: unknown) {
-  return isRouteErrorResponse(error) && error.status === 404;
-}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return { theme: await getStoredTheme(request) };
@@ -71,8 +68,18 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  if (isNotFound(error)) {
+  // The visitor's own mistake (an address or a method this site does not have): said plainly, not logged.
+  if (isRouteErrorResponse(error) && error.status === 404) {
     return <StatusPage code="404" title="Oops! Page not found" />;
+  }
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    return (
+      <StatusPage
+        code={String(error.status)}
+        title={error.statusText}
+        detail="This address does not take that kind of request. Start again from the home page."
+      />
+    );
   }
   console.error(error);
   return (

@@ -8,7 +8,10 @@ const WITH_POST = [...READ_ONLY, "POST"];
 /**
  * What Remix cannot be trusted to refuse cleanly, refused before it runs,
  * each with a 4xx and one log line:
- * - a URL or Host that does not parse (Remix would throw: 500) → 400;
+ * - a URL or Host that does not parse, or a target not in origin form
+ *   (`http://evil.example/`: Remix would throw, 500) → 400;
+ * - a path with repeated slashes (`/////`): one address per page, for the
+ *   caches too → 301 (308 for other methods) to the path with single ones;
  * - a method the path does not take (Remix would run an action for PUT,
  *   and cannot even build a Request for TRACE) → 405 with Allow.
  * For posts it also decides whether they came from another site. Remix's own
@@ -23,6 +26,13 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
     if (pathname === null) {
       logRefusal(400, "malformed_url", req);
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
+      return;
+    }
+    if (req.path.includes("//")) {
+      const query = req.originalUrl.indexOf("?");
+      // A backslash is a slash to browsers: "/\evil.example" would leave the site.
+      const single = req.path.replace(/\/{2,}/g, "/").replace(/\\/g, "%5C");
+      res.redirect(READ_ONLY.includes(req.method) ? 301 : 308, single + (query < 0 ? "" : req.originalUrl.slice(query)));
       return;
     }
     const allowed = postPaths.has(routePath(pathname)) ? WITH_POST : READ_ONLY;
@@ -55,6 +65,7 @@ function parsePathname(req: ExpressRequest, trustProxyHops: number): string | nu
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
   // A trusted proxy's X-Forwarded-Proto decides it; only these two make sense.
   if (req.protocol !== "http" && req.protocol !== "https") return null;
+  if (!req.originalUrl.startsWith("/")) return null;
   try {
     decodeURIComponent(req.path); // as the router will, before any dot segment is resolved
     return decodeURIComponent(new URL(`${req.protocol}://${req.hostname}${req.originalUrl}`).pathname);

@@ -83,8 +83,57 @@ describe("malformed URLs", () => {
   it("a directory path is never redirected off-site", async () => {
     const answer = await raw("GET", "////\\/..", { Host: `127.0.0.1:${relay.app.port}` });
     expect(answer.status).toBeLessThan(500);
-    expect(answer.headers.location).toBeUndefined();
+    expect(String(answer.headers.location)).toMatch(/^\/[^/\\]/);
   });
+
+  // Issue 17, item 5: each rendered a fresh page, one cache entry per spelling.
+  it.each([
+    ["/////", "/"],
+    ["//", "/"],
+    ["/a//b///c?q=1//2", "/a/b/c?q=1//2"],
+    ["//evil.example/x", "/evil.example/x"],
+    ["//\\evil.example", "/%5Cevil.example"],
+    ["///\\/evil.example", "/%5C/evil.example"],
+  ])("%s is redirected to %s, on this site", async (path, location) => {
+    const answer = await raw("GET", path, { Host: `127.0.0.1:${relay.app.port}` });
+    expect(answer.status).toBe(301);
+    expect(answer.headers.location).toBe(location);
+  });
+
+  it("a post to a path with repeated slashes keeps its method and body through a 308", async () => {
+    const answer = await raw("POST", "///?index", formHeaders({ Host: `127.0.0.1:${relay.app.port}` }), FORM);
+    expect(answer.status).toBe(308);
+    expect(answer.headers.location).toBe("/?index");
+    expect(relay.fake.requests).toHaveLength(0);
+  });
+
+  it.each(["http://evil.example/", "http://127.0.0.1/", "*"])(
+    "a request target %s (not a path) answers 400",
+    async (target) => {
+      const answer = await raw("GET", target, { Host: `127.0.0.1:${relay.app.port}` });
+      expect(answer.status).toBe(400);
+    },
+  );
+});
+
+describe("routes that take no such request", () => {
+  // Issue 17, item 5: "Unexpected Application Error!" and a stack in the log for each.
+  it.each(["/", "/?Index", "/_root.data"])(
+    "POST %s is a 405 page that says so, and logs no error",
+    async (path) => {
+      const from = relay.app.output().length;
+      const answer = await raw("POST", path, formHeaders({ Host: `127.0.0.1:${relay.app.port}` }), FORM);
+      expect(answer.status).toBe(405);
+      if (!path.endsWith(".data")) {
+        expect(answer.body).toContain("<title>405 Method Not Allowed</title>");
+        expect(answer.body).not.toContain("Unexpected Application Error");
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const log = relay.app.output().slice(from);
+      expect(log).not.toMatch(/Error:|\n\s+at /);
+      expect(relay.fake.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe("Origin and Host", () => {

@@ -29,6 +29,20 @@ describe("root ErrorBoundary", () => {
     expect(document.body.textContent).not.toContain("render failed");
   });
 
+  it("says what a 405 is, and logs nothing", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    renderRoute({
+      loader: () => {
+        throw new Response(null, { status: 405, statusText: "Method Not Allowed" });
+      },
+      Component: () => null,
+    });
+
+    expect(await screen.findByText("Method Not Allowed")).toBeTruthy();
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("405");
+    expect(logged).not.toHaveBeenCalled();
+  });
+
   it("shows the 404 page for a thrown 404 response", async () => {
     renderRoute({
       loader: () => {
@@ -49,5 +63,8 @@ describe("root meta", () => {
   it("titles the error page, and leaves pages to title themselves", () => {
     expect(titleFor(new Error("x"))).toEqual([{ title: "Unexpected Application Error!" }]);
     expect(titleFor(undefined)).toEqual([]);
+    // What Remix hands the route for a POST to a route with no action.
+    const notAllowed = { status: 405, statusText: "Method Not Allowed", internal: true, data: null };
+    expect(titleFor(notAllowed)).toEqual([{ title: "405 Method Not Allowed" }]);
   });
 });
