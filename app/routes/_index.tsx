@@ -1,4 +1,10 @@
-import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  data,
+  type HeadersFunction,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { previewImage } from "virtual:social-assets";
 import { SiteHeader } from "~/components/site-header";
@@ -47,6 +53,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
   ];
+};
+
+/** A no-JS post is answered with this page, which carries the action's Retry-After (a 429). */
+export const headers: HeadersFunction = ({ actionHeaders }) => {
+  const headers = new Headers();
+  const retryAfter = actionHeaders.get("Retry-After");
+  if (retryAfter) headers.set("Retry-After", retryAfter);
+  return headers;
 };
 
 export const links: LinksFunction = () => [{ rel: "canonical", href: site.siteUrl }];
