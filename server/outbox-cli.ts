@@ -6,7 +6,12 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { ContactEvent } from "~/contact/log.server";
 import { createTransport } from "~/contact/transport.server";
-import { listUndelivered, type UndeliveredEntry } from "~/contact/undelivered.server";
+import {
+  listUndelivered,
+  whileResending,
+  type Listed,
+  type UndeliveredEntry,
+} from "~/contact/undelivered.server";
 
 const USAGE = "usage: npm run outbox -- list|resend  (in the container: node build/outbox.js list|resend)";
 
@@ -17,6 +22,12 @@ function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): s
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt})  ${path.basename(file)}`;
 }
 
+/** Names each file that is not a message (left alone); true when there was one. */
+function reportSkipped(skipped: Listed["skipped"]): boolean {
+  for (const { file, problem } of skipped) console.error(`skipped  ${path.basename(file)}: ${problem}`);
+  return skipped.length > 0;
+}
+
 async function main(command: string | undefined): Promise<number> {
   if (command !== "list" && command !== "resend") {
     console.error(USAGE);
@@ -25,12 +36,12 @@ async function main(command: string | undefined): Promise<number> {
   // Imported here so a bad environment is reported as a message, not a stack trace.
   const { config } = await import("~/config.server");
   const dir = config.mail.undeliveredDir;
-  const waiting = await listUndelivered(dir);
 
   if (command === "list") {
-    for (const item of waiting) console.log(describe(item));
-    console.log(`${waiting.length} undelivered message(s) in ${dir}`);
-    return 0;
+    const { messages, skipped } = await listUndelivered(dir);
+    for (const item of messages) console.log(describe(item));
+    console.log(`${messages.length} undelivered message(s) in ${dir}`);
+    return reportSkipped(skipped) ? 1 : 0;
   }
 
   if (config.mail.mode !== "relay") {
@@ -39,25 +50,32 @@ async function main(command: string | undefined): Promise<number> {
     );
     return 2;
   }
-  let events: ContactEvent[] = [];
-  const transport = createTransport(config.mail, (event) => events.push(event));
-  let kept = 0;
-  for (const item of waiting) {
-    events = [];
-    const result = await transport(item.entry.template_params);
-    const relayed = events.find((event) => event.outcome === "relayed");
-    const attempts = relayed ? `, ${relayed.attempts} attempt(s)` : "";
-    if (result.ok) {
-      // The transport removed the file named by the message's hash: this one, unless it was renamed.
-      await rm(item.file, { force: true });
-      console.log(`sent  ${describe(item)}${attempts}`);
-    } else {
-      kept += 1;
-      console.log(`kept  ${describe(item)}: ${result.reason}${attempts}`);
+  const code = await whileResending(dir, async ({ messages, skipped }) => {
+    let events: ContactEvent[] = [];
+    const transport = createTransport(config.mail, (event) => events.push(event));
+    let kept = 0;
+    for (const item of messages) {
+      events = [];
+      const result = await transport(item.entry.template_params);
+      const relayed = events.find((event) => event.outcome === "relayed");
+      const attempts = relayed ? `, ${relayed.attempts} attempt(s)` : "";
+      if (result.ok) {
+        // The transport removed the message's file (its own name: see whileResending).
+        await rm(item.file, { force: true });
+        console.log(`sent  ${describe(item)}${attempts}`);
+      } else {
+        kept += 1;
+        console.log(`kept  ${describe(item)}: ${result.reason}${attempts}`);
+      }
     }
+    console.log(`${messages.length - kept} sent, ${kept} still undelivered in ${dir}`);
+    return reportSkipped(skipped) || kept > 0 ? 1 : 0;
+  });
+  if (code === null) {
+    console.error(`another resend is running on ${dir}: nothing sent; try again when it has finished`);
+    return 2;
   }
-  console.log(`${waiting.length - kept} sent, ${kept} still undelivered in ${dir}`);
-  return kept === 0 ? 0 : 1;
+  return code;
 }
 
 main(process.argv[2]).then(

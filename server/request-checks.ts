@@ -32,7 +32,10 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       const query = req.originalUrl.indexOf("?");
       // A backslash is a slash to browsers: "/\evil.example" would leave the site.
       const single = req.path.replace(/\/{2,}/g, "/").replace(/\\/g, "%5C");
-      res.redirect(READ_ONLY.includes(req.method) ? 301 : 308, single + (query < 0 ? "" : req.originalUrl.slice(query)));
+      res.redirect(
+        READ_ONLY.includes(req.method) ? 301 : 308,
+        single + (query < 0 ? "" : req.originalUrl.slice(query)),
+      );
       return;
     }
     const allowed = postPaths.has(routePath(pathname)) ? WITH_POST : READ_ONLY;

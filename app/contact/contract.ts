@@ -1,6 +1,7 @@
 // What the contact form and its action agree on: field names and bounds, the
 // honeypot, the outcome texts and the failure answer. No zod here, so the
 // page can load this at once and the validation schema only when needed.
+import { site } from "~/content/site";
 
 export const CONTACT_FIELDS = ["name", "email", "subject", "message"] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
@@ -45,6 +46,8 @@ export type ContactFailureReason =
   | "upstream_dropped"
   | "upstream_timeout"
   | "outbox_write_failed"
+  /** The provider did not take it and it could not be kept for the owner either. */
+  | "not_kept"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 
@@ -78,6 +81,12 @@ export function outcomeText(outcome: ContactOutcome): { title: string; descripti
     return {
       title,
       description: `Your message is too long: it may have at most ${limit} characters. Please shorten it and send it again.`,
+    };
+  }
+  if (outcome.reason === "not_kept") {
+    return {
+      title,
+      description: `Your message could not be sent, and it could not be kept to send later. Please write to me at ${site.contact.email}.`,
     };
   }
   if (outcome.reason === "rate_limited" && outcome.retryAfterMinutes) {

@@ -105,11 +105,13 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
     }
 
     const { name, email, subject, message } = validation.message;
-    const sent = await transport({ name, from_email: email, subject, message, to_name: toName });
+    const params = { name, from_email: email, subject, message, to_name: toName };
+    const sent = await transport(params, () => guards.mayKeep(request));
     if (!sent.ok) {
-      // The input passed every check: a failure from here on is the provider's
-      // or ours, and must not lock the visitor (or everyone sharing a key) out.
-      await guards.refund(request);
+      // A failure kept for the owner is the provider's or ours: it must not
+      // lock the visitor (or everyone sharing a key) out. One that was not
+      // kept counts, so a flood during an outage meets the limit (decision 024).
+      if (sent.reason !== "not_kept") await guards.refund(request);
       return fail(sent.status, sent.reason, fields);
     }
     return succeed(request);

@@ -39,10 +39,17 @@ export type Guards = {
   check(request: Request, message: ContactMessage): Promise<GuardRefusal | null>;
   /** Gives the unit back: a failure that was not the visitor's doing must not use up their quota. */
   refund(request: Request): Promise<void>;
+  /** Whether one more undelivered message of this client may be kept; uses one unit of that allowance. */
+  mayKeep(request: Request): Promise<boolean>;
 };
 
+/** What one client may leave in the undelivered folder in a day (decision 024). */
+export const KEPT_PER_CLIENT = { max: 3, windowSeconds: 24 * 60 * 60 };
+
 export function createGuards(config: AppConfig): Guards {
-  const limiter = createRateLimiter(config.rateLimit, config.redisUrl ? sharedRedis(config.redisUrl) : null);
+  const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
+  const limiter = createRateLimiter(config.rateLimit, redis, "contact");
+  const keptLimiter = createRateLimiter(KEPT_PER_CLIENT, redis, "contact-kept");
 
   const check: Guards["check"] = async (request, message) => {
     if (isBlocked(config.blocklist, message.email)) {
@@ -69,5 +76,15 @@ export function createGuards(config: AppConfig): Guards {
     await limiter.reward(clientKey(request, config.trustProxyHops));
   };
 
-  return { check, refund };
+  const mayKeep: Guards["mayKeep"] = async (request) => {
+    try {
+      await keptLimiter.consume(clientKey(request, config.trustProxyHops));
+      return true;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return false;
+    }
+  };
+
+  return { check, refund, mayKeep };
 }

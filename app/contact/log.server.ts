@@ -2,6 +2,7 @@
 // addresses or keys: only what an operator needs to see the form is healthy.
 import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
+import type { StoreOutcome } from "./undelivered.server";
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
@@ -21,7 +22,7 @@ export type ContactEvent =
       reason: ContactFailureReason;
       uncertain: boolean;
       /** new file, an identical message already there, folder full, or the write failed. */
-      stored: "new" | "existing" | "full" | "failed";
+      stored: StoreOutcome | "failed";
     };
 
 export type ContactLogger = (event: ContactEvent) => void;

@@ -7,17 +7,19 @@ import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 
 /** Namespaces the counts in a Redis that other apps may share. */
-export const REDIS_KEY_PREFIX = "portfolio:contact";
+export const REDIS_KEY_PREFIX = "portfolio:";
 
+/** A limit of `max` per `windowSeconds` per client; `name` keeps its counts apart from the other limits'. */
 export function createRateLimiter(
   { max, windowSeconds }: AppConfig["rateLimit"],
   redis: RedisLink | null,
+  name: string,
 ): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ points: max, duration: windowSeconds });
   if (!redis) return memory;
   return new RateLimiterRedis({
     storeClient: redis.client,
-    keyPrefix: REDIS_KEY_PREFIX,
+    keyPrefix: REDIS_KEY_PREFIX + name,
     points: max,
     duration: windowSeconds,
     // Not ready: go to the insurance limiter at once instead of trying Redis.

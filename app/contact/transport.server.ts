@@ -11,12 +11,19 @@ import {
 } from "./emailjs.server";
 import type { ContactLogger } from "./log.server";
 import { writeToOutbox } from "./outbox.server";
-import { removeUndelivered, storeUndelivered } from "./undelivered.server";
+import { removeUndelivered, storeUndelivered, type StoreOutcome } from "./undelivered.server";
 import type { ContactFailureReason } from "./contract";
 
 export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
 
-export type Transport = (params: TemplateParams) => Promise<TransportResult>;
+/**
+ * Sends one message. `mayKeep` is asked before a message the provider did not
+ * take is kept as a new file: the sender's allowance (decision 024).
+ */
+export type Transport = (
+  params: TemplateParams,
+  mayKeep?: () => Promise<boolean>,
+) => Promise<TransportResult>;
 
 // What the visitor's request answers when the provider did not take the mail.
 const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
@@ -40,7 +47,7 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
     };
   }
 
-  return async (params) => {
+  return async (params, mayKeep) => {
     log({ outcome: "accepted", transport: "relay" });
     const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry);
     log({
@@ -58,15 +65,20 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
 
     const failure = FAILURE[result.failure];
     const kept = { reason: failure.reason, uncertain: result.uncertain };
+    let stored: StoreOutcome | "failed";
     try {
-      const stored = await storeUndelivered(mail.undeliveredDir, params, {
-        ...kept,
-        upstreamStatus: result.status,
-      });
-      log({ outcome: "undelivered", ...kept, stored });
+      stored = await storeUndelivered(
+        mail.undeliveredDir,
+        params,
+        { ...kept, upstreamStatus: result.status },
+        mayKeep,
+      );
     } catch {
-      log({ outcome: "undelivered", ...kept, stored: "failed" });
+      stored = "failed";
     }
+    log({ outcome: "undelivered", ...kept, stored });
+    // Not sent and not kept: the visitor must know it is up to them now.
+    if (stored !== "new" && stored !== "existing") return { ok: false, status: 503, reason: "not_kept" };
     return { ok: false, ...failure };
   };
 }

@@ -5,11 +5,21 @@
 // gets one line when Redis goes away and one when it is back.
 import Redis from "ioredis";
 
-export type RedisState = "up" | "down";
+/** "slow": no answer within PROBE_DEADLINE_MS (paused, overloaded); "failing": a write was refused (out of memory, read-only). */
+export type RedisState = "up" | "down" | "slow" | "failing";
+
+/** How long /healthz waits for Redis: a post waits no longer for the limit than a visitor notices. */
+const PROBE_DEADLINE_MS = 250;
+const PROBE_KEY = "portfolio:health";
 
 export type RedisLink = {
   client: Redis;
   state(): RedisState;
+  /**
+   * Asks Redis now: a write with a short deadline (a ping answers while
+   * writes fail). A change is logged once, as the connection's are.
+   */
+  probe(): Promise<RedisState>;
   /** Disconnects for good (no reconnect), without announcing an outage. */
   close(): void;
 };
@@ -48,8 +58,35 @@ export function connectRedis(url: string, logger: RedisLogger = console): RedisL
     announcedDown = false;
   });
 
+  let probed: RedisState = "up";
+  const probe = async (): Promise<RedisState> => {
+    let state: RedisState = "down";
+    if (client.status === "ready") {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<RedisState>((resolve) => {
+        timer = setTimeout(() => resolve("slow"), PROBE_DEADLINE_MS);
+      });
+      const answer = client.set(PROBE_KEY, Date.now(), "PX", 10_000).then(
+        () => "up" as const,
+        () => "failing" as const,
+      );
+      state = await Promise.race([answer, late]);
+      clearTimeout(timer);
+    }
+    if (state !== probed && (state === "slow" || state === "failing")) {
+      logger.warn(
+        `[rate-limit] Redis is ${state === "slow" ? "slow to answer" : "refusing writes"}: the contact limit may fall back to memory`,
+      );
+    } else if (state === "up" && (probed === "slow" || probed === "failing")) {
+      logger.info("[rate-limit] Redis answers writes again");
+    }
+    probed = state;
+    return state;
+  };
+
   return {
     client,
+    probe,
     state: () => (client.status === "ready" ? "up" : "down"),
     close: () => {
       closing = true;

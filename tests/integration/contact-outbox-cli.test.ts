@@ -1,9 +1,9 @@
 // `npm run outbox -- list|resend` for real: the bundled build/outbox.js run as
 // its own process with the server's environment, against the fake provider.
 // Needs `npm run build` first.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
@@ -141,4 +141,81 @@ it("a bad environment is one clear line, not a stack trace", async () => {
   const { code, stderr } = await cli(["list"], { ...env(), PORT: "not-a-port" });
   expect(code).toBe(1);
   expect(stderr.trim()).toBe("ConfigError: Invalid environment: PORT must be a whole number");
+});
+
+/** `count` distinct messages left undelivered by the action, the provider answering 500. */
+async function leaveMany(count: number) {
+  fake.setMode({ kind: "status", status: 500 });
+  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
+  for (let i = 0; i < count; i++) {
+    // Each from its own address: one client may only leave a few (decision 024).
+    const client = { "X-Forwarded-For": `203.0.113.${i + 1}` };
+    expectFailure(await run(formRequest({ ...VALID, subject: `Many ${i}` }, client)));
+  }
+  fake.reset();
+}
+
+// Issue 17, item 3: two resends at once sent each message twice.
+it("two resends at once send each message once", async () => {
+  await leaveMany(20);
+  expect(await readdir(path.join(outbox, "undelivered"))).toHaveLength(20);
+  fake.setMode({ kind: "status", status: 200, delayMs: 50 });
+  const runs = await Promise.all([cli(["resend"]), cli(["resend"])]);
+  expect(fake.requests).toHaveLength(20);
+  const subjects = fake.requests.map(
+    (request) => (request.body as { template_params: { subject: string } }).template_params.subject,
+  );
+  expect(new Set(subjects).size).toBe(20);
+  // One sent them all; the other either found the lock or nothing left to send.
+  const outputs = runs.map((run) => run.stdout + run.stderr);
+  expect(outputs.filter((output) => output.includes("20 sent, 0 still undelivered"))).toHaveLength(1);
+  expect(await readdir(path.join(outbox, "undelivered"))).toEqual([]);
+});
+
+it("a renamed file is one message: resent while failing it stays one file, then it is sent once", async () => {
+  await leaveMany(1);
+  const dir = path.join(outbox, "undelivered");
+  const [original] = await readdir(dir);
+  await rename(path.join(dir, original!), path.join(dir, "renamed-by-the-owner.json"));
+  await copyFile(path.join(dir, "renamed-by-the-owner.json"), path.join(dir, "a-second-copy.json"));
+
+  fake.setMode({ kind: "status", status: 500 });
+  expect((await cli(["resend"])).stdout).toMatch(/0 sent, 1 still undelivered/);
+  expect(await readdir(dir)).toEqual([original]);
+  fake.reset();
+  expect((await cli(["resend"])).stdout).toMatch(/1 sent, 0 still undelivered/);
+  expect(await readdir(dir)).toEqual([]);
+  // One failed attempt, one delivery.
+  expect(fake.requests).toHaveLength(1);
+});
+
+// Issue 17, item 5: one bad file stopped list and resend, some crashed them, a FIFO hung them, a link was followed.
+it("files that are not messages are named and skipped, never opened when special", async () => {
+  await leaveMany(1);
+  const dir = path.join(outbox, "undelivered");
+  await writeFile(path.join(dir, "broken.json"), "{");
+  await writeFile(path.join(dir, "other.json"), '{"hello":1}');
+  await writeFile(path.join(dir, "array.json"), "[]");
+  await writeFile(path.join(dir, "null.json"), "null");
+  await symlink("/etc/passwd", path.join(dir, "link.json"));
+  execFileSync("mkfifo", [path.join(dir, "fifo.json")]);
+
+  const list = await cli(["list"]);
+  expect(list.code).toBe(1);
+  expect(list.stdout).toMatch(/"Many 0"/);
+  expect(list.stdout).toContain("1 undelivered message(s)");
+  for (const name of ["broken", "other", "array", "null", "link", "fifo"]) {
+    expect(list.stderr).toMatch(new RegExp(`^skipped  ${name}\\.json: `, "m"));
+  }
+  expect(list.stderr).toContain("link.json: a link, not a file");
+  expect(list.stderr).toContain("fifo.json: not a regular file");
+  expect(list.stdout + list.stderr).not.toContain("root:");
+
+  const resend = await cli(["resend"]);
+  expect(resend.code).toBe(1);
+  expect(resend.stdout).toMatch(/1 sent, 0 still undelivered/);
+  expect(fake.requests).toHaveLength(1);
+  expect((await readdir(dir)).sort()).toEqual(
+    ["array.json", "broken.json", "fifo.json", "link.json", "null.json", "other.json"].sort(),
+  );
 });

@@ -6,7 +6,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
-import { UNDELIVERED_LIMIT } from "~/contact/undelivered.server";
+import { outcomeText } from "~/contact/contract";
+import { KEPT_PER_CLIENT } from "~/contact/guards.server";
+import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/undelivered.server";
+import { site } from "~/content/site";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
@@ -245,7 +248,7 @@ describe("an identical re-post", () => {
 });
 
 describe("the undelivered folder", () => {
-  it("full: the message is not kept, the visitor still gets the error, and the log says so", async () => {
+  it("full: the message is not kept, the visitor is told so and where to write, and the log says so", async () => {
     const dir = undeliveredDir();
     await mkdir(dir, { recursive: true });
     await Promise.all(
@@ -255,7 +258,9 @@ describe("the undelivered folder", () => {
     );
     fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
-    expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
+    const failure = expectFailure(await run(formRequest(VALID)));
+    expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
+    expect(outcomeText(failure.data).description).toContain(`write to me at ${site.contact.email}`);
     expect(await readdir(dir)).toHaveLength(UNDELIVERED_LIMIT);
     expect(events).toContainEqual({
       outcome: "undelivered",
@@ -265,18 +270,74 @@ describe("the undelivered folder", () => {
     });
   });
 
-  it("cannot be written: the visitor still gets the provider's error, and the log says so", async () => {
+  it("cannot be written: the visitor is told it was not kept, and the log says so", async () => {
     await writeFile(path.join(outbox, "blocker"), "");
     fake.setMode({ kind: "status", status: 500 });
     const { run, events } = setupAction(relayEnv(fake.url, { OUTBOX_DIR: path.join(outbox, "blocker") }));
     const failure = expectFailure(await run(formRequest(VALID)));
-    expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
+    expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
     expect(events).toContainEqual({
       outcome: "undelivered",
       reason: "upstream_error",
       uncertain: true,
       stored: "failed",
     });
+  });
+
+  it("a write that fails part-way (a full disk) leaves no part file behind", async () => {
+    const dir = undeliveredDir();
+    await mkdir(dir, { recursive: true });
+    // The message's own name is taken by a folder: the rename fails after the part was written.
+    const params = { ...VALID_TEMPLATE_PARAMS };
+    await mkdir(path.join(dir, undeliveredFileName(params), "x"), { recursive: true });
+    fake.setMode({ kind: "status", status: 500 });
+    const { run } = relay();
+    expect(expectFailure(await run(formRequest(VALID))).data).toMatchObject({
+      status: 503,
+      reason: "not_kept",
+    });
+    expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  // Issue 17, item 2: failures gave the quota back, so one client filled the folder.
+  it("one client may leave a few messages; past that they are not kept and count against its limit", async () => {
+    fake.setMode({ kind: "status", status: 500 });
+    const { run, events } = relay();
+    const outcomes = [];
+    for (let i = 0; i < KEPT_PER_CLIENT.max + 3; i++) {
+      const answer = await run(formRequest({ ...VALID, subject: `flood ${i}` }));
+      outcomes.push(expectFailure(answer).data.reason);
+    }
+    // relay() allows one message per client: the one not kept uses it up.
+    expect(outcomes).toEqual([
+      ...Array(KEPT_PER_CLIENT.max).fill("upstream_error"),
+      "not_kept",
+      "rate_limited",
+      "rate_limited",
+    ]);
+    expect(await readdir(undeliveredDir())).toHaveLength(KEPT_PER_CLIENT.max);
+    expect(
+      events.filter((event) => event.outcome === "undelivered" && event.stored === "client_full"),
+    ).toHaveLength(1);
+  });
+
+  it("holds its limit under concurrency: 60 at once into a folder of 995 leave 1,000", async () => {
+    const dir = undeliveredDir();
+    await mkdir(dir, { recursive: true });
+    await Promise.all(
+      Array.from({ length: UNDELIVERED_LIMIT - 5 }, (_, i) =>
+        writeFile(path.join(dir, `filler-${i}.json`), "{}"),
+      ),
+    );
+    const failure = { reason: "upstream_error" as const, upstreamStatus: 500, uncertain: true };
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        storeUndelivered(dir, { ...VALID_TEMPLATE_PARAMS, subject: `concurrent ${i}` }, failure),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === "new")).toHaveLength(5);
+    expect(outcomes.filter((outcome) => outcome === "full")).toHaveLength(55);
+    expect((await readdir(dir)).filter((name) => name.endsWith(".json"))).toHaveLength(UNDELIVERED_LIMIT);
   });
 });
 

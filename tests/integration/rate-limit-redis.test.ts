@@ -26,7 +26,7 @@ function replica(url = redis.url) {
     warn: (line: string) => lines.push(`warn ${line}`),
   });
   opened.push(link);
-  return { link, lines, limiter: createRateLimiter(LIMIT, link) };
+  return { link, lines, limiter: createRateLimiter(LIMIT, link, "contact") };
 }
 const opened: RedisLink[] = [];
 afterEach(() => {

@@ -182,13 +182,7 @@ describe("the replicas", () => {
 
   it("report the shared limit on /healthz, through the proxy too", async () => {
     for (const app of apps) {
-      expect(await health(app)).toEqual({
-        status: "ok",
-        mail: "outbox",
-        rateLimit: "redis",
-        redis: "up",
-        undelivered: 0,
-      });
+      expect(await health(app)).toEqual({ status: "ok", mail: "outbox", rateLimit: "redis", redis: "up" });
     }
     const answer = await caddy.request("/healthz");
     expect(JSON.parse(answer.body)).toMatchObject({ status: "ok", rateLimit: "redis", redis: "up" });
@@ -220,13 +214,7 @@ describe("the contact limit, shared in Redis", () => {
       "both replicas to see the outage",
     );
     for (const app of apps) {
-      expect(await health(app)).toEqual({
-        status: "ok",
-        mail: "outbox",
-        rateLimit: "memory",
-        redis: "down",
-        undelivered: 0,
-      });
+      expect(await health(app)).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "down" });
     }
     expect((await post()).status).toBe(303);
     expect((await post()).status).toBe(303);
