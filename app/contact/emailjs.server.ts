@@ -66,7 +66,7 @@ export const DEFAULT_RETRY: RetryOptions = {
 };
 
 /**
- * rejected: a 4xx (429 included) that was final; server_error: a 5xx;
+ * rejected: a 3xx or a 4xx (429 included) that was final; server_error: a 5xx;
  * unreachable: no connection was made; dropped: the connection broke once the
  * request may have been written; timeout: no full answer in time.
  */
@@ -103,6 +103,36 @@ function neverSent(cause: unknown): boolean {
   return typeof code === "string" && NOT_SENT_CODES.has(code);
 }
 
+/** The most of an answer's body that is read, and how long it is waited for (decision 026). */
+const ANSWER_MAX_BYTES = 4 * 1024;
+const ANSWER_WAIT_MS = 500;
+
+/**
+ * The start of the answer's body: the status has decided already, so a body
+ * that is slow or huge costs neither the visitor's time nor the server's memory.
+ */
+async function answerText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), ANSWER_WAIT_MS);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < ANSWER_MAX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // Cut short (the attempt's time ran out): what arrived is enough.
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, ANSWER_MAX_BYTES).toString("utf8");
+}
+
 async function attempt(url: string, payload: string, timeoutMs: number): Promise<Attempt> {
   try {
     const response = await fetch(url, {
@@ -110,11 +140,12 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
       headers: { "Content-Type": "application/json" },
       body: payload,
       signal: AbortSignal.timeout(timeoutMs),
-      redirect: "error",
+      // A redirect is an answer: this address did not take the message (never followed).
+      redirect: "manual",
     });
     return {
       status: response.status,
-      text: await response.text(),
+      text: await answerText(response),
       retryAfter: response.headers.get("retry-after"),
     };
   } catch (error) {
@@ -141,7 +172,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 /**
- * POSTs `body` to `{apiUrl}/api/v1.0/email/send`. Any 2xx is success. Retried,
+ * POSTs `body` to `{apiUrl}/api/v1.0/email/send`. Any 2xx is success, whatever
+ * its body; a 3xx (not followed) and a 4xx are refusals. Retried,
  * while attempts and the deadline allow: a failed connect (after the backoff)
  * and a 429 or 503 whose Retry-After is at most `maxRetryAfterMs`. Everything
  * else is final at once: the other 4xx, the other 5xx, timeouts and broken

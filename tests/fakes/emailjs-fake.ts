@@ -12,7 +12,9 @@ export type FakeMode =
   /** Accepts the request and never answers. */
   | { kind: "hang" }
   /** Reads the whole request, then closes the connection without an answer. */
-  | { kind: "drop" };
+  | { kind: "drop" }
+  /** The status and headers at once, then `bytes` of body over `overMs` (a slow or a huge answer). */
+  | { kind: "streamed"; status: number; bytes: number; overMs: number };
 
 export type RecordedRequest = {
   method: string;
@@ -66,6 +68,28 @@ function sendJson(res: ServerResponse, status: number, value: unknown) {
   res.end(JSON.stringify(value));
 }
 
+/** The status and headers at once, then `bytes` of "x" in 64 KiB chunks, each after `overMs / chunks`, while the client reads. */
+async function stream(
+  res: ServerResponse,
+  { status, bytes, overMs }: { status: number; bytes: number; overMs: number },
+) {
+  res.writeHead(status, { "Content-Type": "text/plain", "Content-Length": String(bytes) });
+  res.flushHeaders();
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  const chunks = Math.ceil(bytes / chunk.length);
+  const pause = overMs / chunks;
+  const closed = new Promise((resolve) => res.once("close", resolve));
+  for (let i = 0; i < chunks && !res.destroyed; i++) {
+    if (pause >= 1) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, pause))]);
+    if (res.destroyed) break;
+    const size = Math.min(chunk.length, bytes - i * chunk.length);
+    if (!res.write(chunk.subarray(0, size))) {
+      await Promise.race([closed, new Promise((resolve) => res.once("drain", resolve))]);
+    }
+  }
+  if (!res.destroyed) res.end();
+}
+
 export async function startEmailJsFake(): Promise<EmailJsFake> {
   const requests: RecordedRequest[] = [];
   let mode: FakeMode = OK_MODE;
@@ -102,6 +126,7 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
     const answer = marked?.[1] ?? pending.shift() ?? mode;
     if (answer.kind === "hang") return; // the socket stays open until close()
     if (answer.kind === "drop") return void req.socket.destroy();
+    if (answer.kind === "streamed") return stream(res, answer);
 
     const respond = () => {
       res.writeHead(answer.status, { "Content-Type": "text/plain", ...answer.headers });

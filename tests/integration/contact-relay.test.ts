@@ -341,6 +341,31 @@ describe("the undelivered folder", () => {
   });
 });
 
+// Issue 17, item 4: the body of the provider's answer decided too much.
+describe("the provider's answer: the status decides, the body is read briefly and bounded", () => {
+  it("a 200 whose body comes later than the attempt's time is a success, at once", async () => {
+    fake.setMode({ kind: "streamed", status: 200, bytes: 2, overMs: 5_000 });
+    const { run } = relay(fake.url, { ...FAST_RETRY, attemptTimeoutMs: 2_000, deadlineMs: 3_000 });
+    const started = performance.now();
+    expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(await stored()).toEqual([]);
+  });
+
+  it.each([301, 302, 307, 308])(
+    "a %i is not followed: 502 upstream_rejected with its status, kept as certainly not delivered",
+    async (status) => {
+      fake.setMode({ kind: "status", status, headers: { Location: `${fake.url}/elsewhere` } });
+      const { run, events } = relay();
+      const failure = expectFailure(await run(formRequest(VALID)));
+      expect(failure.data).toMatchObject({ status: 502, reason: "upstream_rejected" });
+      expect(fake.requests.map((request) => request.path)).toEqual(["/api/v1.0/email/send"]);
+      await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
+      expect(events).toContainEqual(expect.objectContaining({ outcome: "relayed", upstreamStatus: status }));
+    },
+  );
+});
+
 describe("successes", () => {
   it("any 2xx is success, one attempt, nothing kept", async () => {
     fake.setMode({ kind: "status", status: 202, body: "" });
