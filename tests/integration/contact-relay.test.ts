@@ -338,7 +338,7 @@ describe("the undelivered folder", () => {
     expect(outcomes.filter((outcome) => outcome === "new")).toHaveLength(5);
     expect(outcomes.filter((outcome) => outcome === "full")).toHaveLength(55);
     expect((await readdir(dir)).filter((name) => name.endsWith(".json"))).toHaveLength(UNDELIVERED_LIMIT);
-  });
+  }, 30_000);
 });
 
 // Issue 17, item 4: the body of the provider's answer decided too much.

@@ -124,7 +124,6 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
       status: "ok",
       mail: "outbox",
       rateLimit: "memory",
-      undelivered: 0,
     });
 
     const home = await fetch(url);
