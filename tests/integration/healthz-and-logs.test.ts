@@ -4,10 +4,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
+import { startRedisServer } from "../support/redis-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
@@ -43,7 +45,7 @@ const post = (values: Record<string, string>) =>
     body: formBody(values),
   }).then((response) => response.text());
 
-const health = async () => (await fetch(`${relay.url}/healthz`)).json();
+const health = async (url = relay.url): Promise<unknown> => (await fetch(`${url}/healthz`)).json();
 beforeEach(() => fake.reset());
 
 describe("/healthz", () => {
@@ -115,6 +117,40 @@ describe("/healthz with REDIS_URL and no Redis there", () => {
       expect(app.output() + body).not.toContain("redis_SECRET_pw");
     } finally {
       await app.stop();
+    }
+  }, 60_000);
+});
+
+// Issue 17, item 5: /healthz said "up" while Redis was paused or out of memory.
+describe("/healthz with a Redis that answers late or refuses writes", () => {
+  it("says slow, then failing, logs each once, and up again when Redis is well", async () => {
+    const redis = await startRedisServer();
+    const admin = new Redis(redis.url);
+    const app = await startAppServer({
+      env: { REDIS_URL: redis.url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
+    });
+    const state = async () => (await health(app.url)) as { rateLimit: string; redis: string };
+    try {
+      await vi.waitFor(async () => expect(await state()).toMatchObject({ redis: "up", rateLimit: "redis" }));
+
+      await admin.call("CLIENT", "PAUSE", "5000", "WRITE");
+      expect(await state()).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "slow" });
+      await admin.call("CLIENT", "UNPAUSE");
+      await vi.waitFor(async () => expect((await state()).redis).toBe("up"));
+
+      await admin.config("SET", "maxmemory-policy", "noeviction");
+      await admin.config("SET", "maxmemory", "1");
+      expect(await state()).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "failing" });
+      expect(await state()).toMatchObject({ redis: "failing" });
+      await admin.config("SET", "maxmemory", "0");
+      expect(await state()).toMatchObject({ redis: "up", rateLimit: "redis" });
+
+      expect(app.output().match(/\[rate-limit\] Redis is slow to answer/g)).toHaveLength(1);
+      expect(app.output().match(/\[rate-limit\] Redis is refusing writes/g)).toHaveLength(1);
+    } finally {
+      admin.disconnect();
+      await app.stop();
+      await redis.stop();
     }
   }, 60_000);
 });
