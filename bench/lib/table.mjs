@@ -71,6 +71,8 @@ export function render(r) {
   const timings = (x) =>
     `FCP ${ms(x.fcpMs)}, LCP ${ms(x.lcpMs)}, TBT ${ms(x.tbtMs)}, CLS ${x.cls?.toFixed(3)}`;
   const failingAudits = (l) => [...new Set(l.perRun.flatMap((run) => run.failingAudits))].join(", ");
+  const scoresRow = (section, label, l) =>
+    row(section, label, scoresPerRun(l), "100 ×4, every run", every(l, hundreds));
   for (const [page, l] of Object.entries(lh ?? {})) {
     if (l.warnings.length) row(`Lighthouse ${page}`, "warnings", l.warnings.join("; "));
   }
@@ -78,13 +80,7 @@ export function render(r) {
     const { mobile: l, floor } = lh;
     const x = l.median;
     const section = `Lighthouse mobile (median of ${l.runs})`;
-    row(
-      section,
-      "app: perf / a11y / BP / SEO, every run",
-      scoresPerRun(l),
-      "100 ×4, every run",
-      every(l, hundreds),
-    );
+    scoresRow(section, "app: perf / a11y / BP / SEO, every run", l);
     row(section, "app: FCP, LCP, TBT, CLS", timings(x));
     const tasks = (y) =>
       `longest ${ms(y.longestTaskAfterFcpMs)}, parts over 50 ms ${ms(y.overFiftyAfterFcpMs)}`;
@@ -106,13 +102,7 @@ export function render(r) {
   if (lh?.desktop) {
     const l = lh.desktop;
     const section = `Lighthouse desktop (median of ${l.runs})`;
-    row(
-      section,
-      "perf / a11y / BP / SEO, every run",
-      scoresPerRun(l),
-      "100 ×4, every run",
-      every(l, hundreds),
-    );
+    scoresRow(section, "perf / a11y / BP / SEO, every run", l);
     row(section, "FCP, LCP, TBT, CLS", timings(l.median));
     if (failingAudits(l)) row(section, "audits below 100 in some run", failingAudits(l));
   }
