@@ -2,6 +2,7 @@
 // they read, opening a page and waiting for hydration (in one place), console
 // and CSP problems collected and asserted at the end, the fake EmailJS API,
 // the contact form's fields, and where a section stops when scrolled to.
+import { createHash } from "node:crypto";
 import { expect, test as base, type Page, type TestInfo } from "@playwright/test";
 import { site } from "~/content/site";
 import { fakeControl } from "../fakes/emailjs-fake";
@@ -145,7 +146,20 @@ type Fixtures = {
   mark: string;
 };
 
+/**
+ * Each test is its own visitor: the app trusts one proxy (global setup), and
+ * every request of the test names an address of its own, so the per-client
+ * allowances (the contact limit, the 3 kept messages a day) are per test.
+ */
+function visitorAddress(info: TestInfo): string {
+  const digest = createHash("sha256").update(`${info.testId}:${info.retry}`).digest();
+  return `10.${digest[0]}.${digest[1]}.${digest[2]}`;
+}
+
 export const test = base.extend<Fixtures>({
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, info) => {
+    await use({ ...extraHTTPHeaders, "X-Forwarded-For": visitorAddress(info) });
+  },
   problems: async ({ page }, use) => {
     const problems = new Problems();
     page.on("console", (entry) => {

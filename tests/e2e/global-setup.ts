@@ -20,7 +20,9 @@ export default async function globalSetup() {
       ...E2E_EMAILJS_IDS,
       EMAILJS_API_URL: fake.url,
       OUTBOX_DIR: outbox,
-      // The suite sends many messages from one address.
+      // Each test names its own client address (fixtures.ts), as behind a proxy;
+      // some tests send more than the default 5 messages.
+      TRUST_PROXY: "1",
       CONTACT_RATE_LIMIT_MAX: "1000",
     },
   });
