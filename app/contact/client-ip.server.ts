@@ -1,4 +1,4 @@
-// Who "one client" is for the rate limit (README, "Configuration": TRUST_PROXY).
+// Who "one client" is for the rate limit (docs/configuration.md: TRUST_PROXY).
 // A public site always sits behind a TLS-terminating proxy, so the socket's
 // peer is the proxy: behind N trusted proxies the client is the N-th address
 // from the right of X-Forwarded-For, the entries our own proxies appended,

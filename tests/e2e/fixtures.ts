@@ -6,8 +6,9 @@ import { createHash } from "node:crypto";
 import { expect, test as base, type Page, type TestInfo } from "@playwright/test";
 import { site } from "~/content/site";
 import { fakeControl } from "../fakes/emailjs-fake";
+import { waitForHydration } from "../support/hydration";
 
-export { expect, site };
+export { expect, site, waitForHydration };
 
 /** The EmailJS account the e2e app server runs with: recognisable, so a test can prove none reaches the browser. */
 export const E2E_EMAILJS_IDS = {
@@ -30,17 +31,7 @@ export const FAILED = {
   text: "There was an issue sending your message. Please try again or contact me directly.",
 };
 
-// ---- Hydration: the one place that knows when the page has hydrated. ----
-
-/**
- * Waits until React has hydrated the page: it hydrates after its load event,
- * so `goto` alone can hand back a page whose controls still behave as without
- * JS. The header drops its no-JS `:target` fallback in an effect; once it has,
- * every effect of the first render has run.
- */
-export async function waitForHydration(page: Page) {
-  await page.waitForFunction(() => !document.getElementById("mobile-nav")?.className.includes("target:"));
-}
+// ---- Hydration (when: tests/support/hydration.ts) ----
 
 /** Opens a page with the header and waits until it has hydrated. */
 export async function gotoHydrated(page: Page, url = "/") {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureFirstLoad, summarize } from "../../bench/lib/first-load.mjs";
 import { ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
-import { waitForHydration } from "../e2e/fixtures";
+import { waitForHydration } from "../support/hydration";
 
 const KB = 1000;
 const BUDGET = { scriptBytes: 110 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };

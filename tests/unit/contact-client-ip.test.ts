@@ -1,4 +1,4 @@
-// Who one client is for the rate limit: the TRUST_PROXY rule (README, "Configuration").
+// Who one client is for the rate limit: the TRUST_PROXY rule (docs/configuration.md).
 import { describe, expect, it } from "vitest";
 import { clientKey, SHARED_CLIENT_KEY } from "~/contact/client-ip.server";
 

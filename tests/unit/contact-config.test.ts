@@ -1,4 +1,4 @@
-// The environment is read once at start: defaults as the README's Configuration table lists them,
+// The environment is read once at start: defaults as docs/configuration.md lists them,
 // a clear refusal to start on partial or bad values, and no secret in any
 // message.
 import path from "node:path";

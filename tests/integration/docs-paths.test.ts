@@ -1,0 +1,39 @@
+// The docs cite files of this repository by path: every such path, and every
+// relative link, names a file or folder that exists.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../support/app-server";
+
+const DOCS = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => path.join("docs", name)),
+];
+
+/** `app/…`-like paths in code spans: the folders of this repository, no wildcards or placeholders. */
+const CITED = /`((?:app|server|tests|bench|deploy|social|docs|public|\.ci)\/[\w./[\]$@-]*)`/g;
+const LINK = /\]\((?!https?:|#|mailto:)([^)#\s]+)/g;
+
+function cited(doc: string): { target: string; resolved: string }[] {
+  const text = readFileSync(path.join(ROOT, doc), "utf8");
+  const found = [];
+  for (const [, target] of text.matchAll(CITED)) {
+    if (/[<>*]|\.\.\./.test(target!)) continue;
+    found.push({ target: target!, resolved: path.join(ROOT, target!) });
+  }
+  for (const [, target] of text.matchAll(LINK)) {
+    found.push({ target: target!, resolved: path.join(ROOT, path.dirname(doc), target!) });
+  }
+  return found;
+}
+
+describe.each(DOCS)("%s", (doc) => {
+  it("cites only paths that exist", () => {
+    const missing = cited(doc)
+      .filter(({ resolved }) => !existsSync(resolved))
+      .map(({ target }) => target);
+    expect(missing).toEqual([]);
+  });
+});
