@@ -4,14 +4,14 @@
 // build/outbox.js, so it runs where only production dependencies exist.
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import type { ContactEvent } from "~/contact/log.server";
-import { createTransport } from "~/contact/transport.server";
 import {
+  createTransport,
+  type ContactEvent,
   listUndelivered,
   whileResending,
   type Listed,
   type UndeliveredEntry,
-} from "~/contact/undelivered.server";
+} from "~/contact/mail.server";
 
 const USAGE = "usage: npm run outbox -- list|resend  (in the container: node build/outbox.js list|resend)";
 

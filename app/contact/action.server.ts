@@ -2,10 +2,9 @@
 // the owner's name from the content module.
 import { config } from "~/config.server";
 import { site } from "~/content/site";
-import { createContactAction } from "./create-action.server";
-import { createContactFlash } from "./flash.server";
+import { createContactAction, createContactFlash } from "./create-action.server";
 
-export const contactAction = createContactAction({ config, toName: site.name });
-
-/** For the page after the redirect: signed with the same secret as the action's. */
+/** Committed by the action, read by the page after the redirect. */
 export const contactFlash = createContactFlash(config.sessionSecret);
+
+export const contactAction = createContactAction({ config, toName: site.name, flash: contactFlash });

@@ -1,13 +1,12 @@
 // The contact form's action: form -> size and type checks -> schema -> guards
-// -> transport -> outcome. Built from explicit parts so tests can run it with
-// their own configuration against a fake provider.
-import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
+// -> transport -> outcome, and the flash that tells the next page it was sent.
+// Built from explicit parts so tests can run it with their own configuration
+// against a fake provider.
+import { createCookie, data, redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
 import type { AppConfig } from "~/config.server";
-import type { RetryOptions } from "./emailjs.server";
-import { createContactFlash } from "./flash.server";
 import { createGuards, honeypotFilled } from "./guards.server";
-import { logContactEvent, type ContactLogger } from "./log.server";
 import {
   CONTACT_FIELDS,
   type ContactFailure,
@@ -16,7 +15,7 @@ import {
   type FieldErrors,
 } from "./contract";
 import { validateContact } from "./schema";
-import { createTransport } from "./transport.server";
+import { createTransport, logContactEvent, type ContactLogger, type RetryOptions } from "./mail.server";
 
 /**
  * Larger than any valid form: 5,554 characters at most, each up to 9 bytes
@@ -32,16 +31,23 @@ export type ContactActionOptions = {
   config: AppConfig;
   /** The site owner's name, sent as the template's `to_name`. */
   toName: string;
+  /** The one flash of the app: the action commits it, the page's loader reads it. */
+  flash: ContactFlash;
   log?: ContactLogger;
   retry?: RetryOptions;
 };
 
 const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message: "" };
 
-export function createContactAction({ config, toName, log = logContactEvent, retry }: ContactActionOptions) {
+export function createContactAction({
+  config,
+  toName,
+  flash,
+  log = logContactEvent,
+  retry,
+}: ContactActionOptions) {
   const guards = createGuards(config);
   const transport = createTransport(config.mail, log, retry);
-  const flash = createContactFlash(config.sessionSecret);
 
   function fail(
     status: number,
@@ -115,5 +121,45 @@ export function createContactAction({ config, toName, log = logContactEvent, ret
       return fail(sent.status, sent.reason, fields);
     }
     return succeed(request);
+  };
+}
+
+// ---- The flash ----
+// The one-time outcome carried across the redirect that follows a successful post,
+// so the page can say "Message Sent!" (also without JavaScript) and a reload
+// never posts again. It only says "sent": nothing secret or personal. It is
+// signed, so no one can make the page claim a message was sent.
+export type ContactFlash = {
+  /** Set-Cookie value that says "sent" to the next page load. */
+  commit(request: Request): Promise<string>;
+  /**
+   * Reads it once. `headers` clears the cookie and must be sent with the
+   * loader's answer; it is empty when there was no "sent" to read.
+   */
+  read(request: Request): Promise<{ sent: boolean; headers: Headers }>;
+};
+
+export function createContactFlash(secret: string): ContactFlash {
+  const cookie = createCookie("contact_flash", {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    maxAge: 60,
+    secrets: [secret],
+  });
+
+  return {
+    commit: (request) => cookie.serialize("sent", { secure: cameOverHttps(request) }),
+    async read(request) {
+      const headers = new Headers();
+      const cookieHeader = request.headers.get("Cookie");
+      if (!cookieHeader?.includes("contact_flash=")) return { sent: false, headers };
+      // A forged value reads as not sent and is left to expire (Max-Age 60):
+      // clearing it would make the page one that sets a cookie, rendered for
+      // every such request instead of served as kept.
+      if ((await cookie.parse(cookieHeader)) !== "sent") return { sent: false, headers };
+      headers.append("Set-Cookie", await cookie.serialize("", { maxAge: 0, secure: cameOverHttps(request) }));
+      return { sent: true, headers };
+    },
   };
 }

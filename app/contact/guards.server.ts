@@ -1,13 +1,17 @@
-// The refusals the original mail library had (403 block list, 429 throttle,
-// 451 headless browser), applied on the server where a bot cannot skip them,
-// plus the honeypot that spares the owner from naive spam bots.
-import { RateLimiterRes } from "rate-limiter-flexible";
-import type { AppConfig } from "~/config.server";
-import { isBlocked } from "./blocklist.server";
-import { sharedRedis } from "~/lib/redis.server";
-import { clientKey } from "./client-ip.server";
+// What a message must pass before it is sent: the refusals the original mail
+// library had (403 block list, 429 throttle, 451 headless browser), applied on
+// the server where a bot cannot skip them, the honeypot, who "one client" is
+// (TRUST_PROXY), and the per-client limits, in Redis when it is there.
+import { isIPv4, isIPv6 } from "node:net";
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
+import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
+import { sharedRedis, type RedisLink } from "~/lib/redis.server";
 import { HONEYPOT_FIELD } from "./contract";
-import { createRateLimiter } from "./rate-limit.server";
 import type { ContactMessage } from "./schema";
 
 export type GuardRefusal =
@@ -87,4 +91,82 @@ export function createGuards(config: AppConfig): Guards {
   };
 
   return { check, refund, mayKeep };
+}
+
+// ---- The block list ----
+/** Whether mail from `email` (already a valid address) is refused. */
+export function isBlocked(blocklist: Blocklist, email: string): boolean {
+  const { local, domain } = canonicalAddress(email);
+  if (blocklist.addresses.has(`${local}@${domain}`)) return true;
+  // The domain itself or any parent: "@example.com" also covers "a.example.com".
+  const labels = domain.split(".");
+  return labels.some((_, i) => blocklist.domains.has(labels.slice(i).join(".")));
+}
+
+// ---- Who one client is ----
+// A public site sits behind a TLS-terminating proxy, so the socket's peer is
+// the proxy: behind N trusted proxies the client is the N-th address from the
+// right of X-Forwarded-For, the entries our own proxies appended, which a
+// visitor cannot forge.
+/** Key shared by every request whose client cannot be told apart. */
+export const SHARED_CLIENT_KEY = "shared";
+
+export function clientKey(request: Request, trustProxyHops: number): string {
+  if (trustProxyHops < 1) return SHARED_CLIENT_KEY;
+  const hops = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  // Fewer entries than proxies: the request skipped an outer proxy, and the
+  // left-most entry is the peer the first trusted proxy saw.
+  const address = hops[Math.max(0, hops.length - trustProxyHops)];
+  return address ? addressKey(address) : SHARED_CLIENT_KEY;
+}
+
+/**
+ * One key per IPv4 address and per IPv6 /64: a single IPv6 subscriber
+ * usually holds a whole /64 and could otherwise rotate through it.
+ */
+function addressKey(entry: string): string {
+  // Some proxies add a port: "203.0.113.7:4711", "[2001:db8::1]:4711".
+  const address = (entry.match(/^\[([^\]]+)\](?::\d+)?$/)?.[1] ?? entry.replace(/^([\d.]+):\d+$/, "$1"))
+    .replace(/%.*$/, "") // IPv6 zone id
+    .toLowerCase();
+  const mapped = address.match(/^::ffff:([\d.]+)$/)?.[1];
+  if (mapped && isIPv4(mapped)) return mapped;
+  if (!isIPv6(address)) return address.slice(0, 64); // bounded: a hostile header cannot grow the limiter
+  const [head = "", tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = address.includes("::") ? (tail ? tail.split(":") : []) : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+// ---- The limits ----
+// With Redis, one count shared by every replica that survives restarts; while
+// Redis is away, an in-memory limiter of the same size takes over in each
+// process (rate-limiter-flexible's insurance limiter).
+/** Namespaces the counts in a Redis that other apps may share. */
+export const REDIS_KEY_PREFIX = "portfolio:";
+
+/** A limit of `max` per `windowSeconds` per client; `name` keeps its counts apart from the other limits'. */
+export function createRateLimiter(
+  { max, windowSeconds }: AppConfig["rateLimit"],
+  redis: RedisLink | null,
+  name: string,
+): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ points: max, duration: windowSeconds });
+  if (!redis) return memory;
+  return new RateLimiterRedis({
+    storeClient: redis.client,
+    keyPrefix: REDIS_KEY_PREFIX + name,
+    points: max,
+    duration: windowSeconds,
+    // Not ready: go to the insurance limiter at once instead of trying Redis.
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: memory,
+  });
 }

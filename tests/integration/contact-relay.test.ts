@@ -5,10 +5,16 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { outcomeText } from "~/contact/contract";
 import { KEPT_PER_CLIENT } from "~/contact/guards.server";
-import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/undelivered.server";
+import {
+  DEFAULT_RETRY,
+  parseRetryAfter,
+  storeUndelivered,
+  undeliveredFileName,
+  UNDELIVERED_LIMIT,
+  type RetryOptions,
+} from "~/contact/mail.server";
 import { site } from "~/content/site";
 import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
 // A free port has nothing listening: "connection refused".

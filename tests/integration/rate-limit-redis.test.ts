@@ -3,7 +3,7 @@
 // Redis is away, announced once per outage, with recovery on its own.
 import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRateLimiter } from "~/contact/rate-limit.server";
+import { createRateLimiter } from "~/contact/guards.server";
 import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { freePort } from "../support/free-port";
 import { startRedisServer, type RedisServer } from "../support/redis-server";

@@ -4,9 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig, type AppConfig } from "~/config.server";
-import { createContactAction, type ContactActionOptions } from "~/contact/create-action.server";
-import type { RetryOptions } from "~/contact/emailjs.server";
-import type { ContactEvent } from "~/contact/log.server";
+import {
+  createContactAction,
+  createContactFlash,
+  type ContactActionOptions,
+} from "~/contact/create-action.server";
+import type { ContactEvent, RetryOptions } from "~/contact/mail.server";
 import type { ContactFailure } from "~/contact/contract";
 
 export const OWNER = "Test Owner";
@@ -76,9 +79,11 @@ export function setupAction(
   options: Partial<ContactActionOptions> = {},
 ) {
   const events: ContactEvent[] = [];
+  const config = testConfig(env);
   const action = createContactAction({
-    config: testConfig(env),
+    config,
     toName: OWNER,
+    flash: createContactFlash(config.sessionSecret),
     retry: FAST_RETRY,
     log: (event) => events.push(event),
     ...options,

@@ -1,6 +1,6 @@
 // Who one client is for the rate limit: the TRUST_PROXY rule (docs/configuration.md).
 import { describe, expect, it } from "vitest";
-import { clientKey, SHARED_CLIENT_KEY } from "~/contact/client-ip.server";
+import { clientKey, SHARED_CLIENT_KEY } from "~/contact/guards.server";
 
 describe("clientKey (TRUST_PROXY)", () => {
   const request = (xff?: string) =>

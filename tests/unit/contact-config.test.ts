@@ -4,7 +4,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "~/config.server";
-import { EMPTY_BLOCKLIST, isBlocked } from "~/contact/blocklist.server";
+import { isBlocked } from "~/contact/guards.server";
 
 function load(env: Record<string, string | undefined>) {
   const lines: string[] = [];
@@ -33,7 +33,7 @@ describe("defaults", () => {
         undeliveredDir: path.resolve("./outbox/undelivered"),
       },
       rateLimit: { max: 5, windowSeconds: 600 },
-      blocklist: EMPTY_BLOCKLIST,
+      blocklist: { addresses: new Set(), domains: new Set() },
       blockHeadless: false,
       trustProxyHops: 0,
       redisUrl: null,
