@@ -30,6 +30,8 @@ export type AppConfig = {
   /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
   redisUrl: string | null;
   port: number;
+  /** The address to listen on; null listens on all. */
+  host: string | null;
   /** Signs the theme and flash cookies. */
   sessionSecret: string;
 };
@@ -99,6 +101,7 @@ const envSchema = z.object({
     z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
   ),
   PORT: intInRange(3000, 1, 65_535),
+  HOST: optional,
   SESSION_SECRET: z.preprocess(
     (value) => (value === "" ? undefined : value),
     z
@@ -173,6 +176,7 @@ export function loadConfig(
     trustProxyHops: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL ?? null,
     port: e.PORT,
+    host: e.HOST ?? null,
     sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,
   };
 }

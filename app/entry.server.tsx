@@ -10,8 +10,12 @@ import { dataCaching, pageResponse } from "~/page-response.server";
 const ABORT_DELAY = 5_000;
 
 /** What the production server (server/index.ts) takes from the configuration the app read. */
-export type ServerOptions = Pick<typeof config, "port" | "trustProxyHops">;
-export const serverOptions: ServerOptions = { port: config.port, trustProxyHops: config.trustProxyHops };
+export type ServerOptions = Pick<typeof config, "port" | "host" | "trustProxyHops">;
+export const serverOptions: ServerOptions = {
+  port: config.port,
+  host: config.host,
+  trustProxyHops: config.trustProxyHops,
+};
 /** The server answers cookieless requests for shared pages with this, before Remix runs. */
 export { sharedPageReply } from "~/page-response.server";
 

@@ -23,7 +23,7 @@ const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
 // The app reads and checks the environment once; the server asks it for what it needs.
 const entry = build.entry.module as unknown as Pick<typeof AppEntry, "serverOptions" | "sharedPageReply">;
-const { port, trustProxyHops } = entry.serverOptions;
+const { port, host, trustProxyHops } = entry.serverOptions;
 
 const app = express();
 app.disable("x-powered-by");
@@ -78,7 +78,6 @@ const onError: ErrorRequestHandler = (error: { status?: number; type?: string },
 };
 app.use(onError);
 
-const host = process.env.HOST;
 const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
 const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
 drainOnSignal(server);

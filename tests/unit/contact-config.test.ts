@@ -38,6 +38,7 @@ describe("defaults", () => {
       trustProxyHops: 0,
       redisUrl: null,
       port: 3000,
+      host: null,
       sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(lines).toEqual([
@@ -73,6 +74,7 @@ describe("defaults", () => {
       TRUST_PROXY: "2",
       REDIS_URL: "redis://:SECRET@redis:6379/0",
       PORT: "8080",
+      HOST: "127.0.0.1",
       SESSION_SECRET: SECRET,
     });
     expect(config).toEqual({
@@ -91,6 +93,7 @@ describe("defaults", () => {
       trustProxyHops: 2,
       redisUrl: "redis://:SECRET@redis:6379/0",
       port: 8080,
+      host: "127.0.0.1",
       sessionSecret: SECRET,
     });
   });
