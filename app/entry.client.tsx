@@ -3,7 +3,7 @@ import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 
 // This module is only requested after the page's `load` event or its first
-// pointer or key press (app/lib/deferred-scripts.tsx), so hydrating now never
+// pointer or key press (app/deferred-scripts.tsx), so hydrating now never
 // competes with the first paint.
 startTransition(() => {
   hydrateRoot(

@@ -11,7 +11,7 @@ import type { ReactNode } from "react";
 import { appleTouchIcon, themeColors } from "virtual:social-assets";
 import { StatusPage } from "~/components/status-page";
 import { TooltipProvider } from "~/components/ui/tooltip";
-import { DeferredScripts } from "~/lib/deferred-scripts";
+import { DeferredScripts } from "~/deferred-scripts";
 import { getStoredTheme } from "~/theme/session.server";
 import { StoredThemeScript } from "~/theme/stored-theme-script";
 import { DEFAULT_THEME } from "~/theme/theme";

@@ -6,7 +6,7 @@ import { CloseIcon, MenuIcon } from "~/components/ui/icons";
 import { Tooltip } from "~/components/ui/tooltip";
 import type { NavItem } from "~/content/site";
 import { cn } from "~/lib/cn";
-import { useActiveSection } from "~/lib/use-active-section";
+import { useActiveSection } from "~/components/active-section";
 
 const MOBILE_NAV_ID = "mobile-nav";
 

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { readFormPost } from "~/lib/form-post.server";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirectPath } from "~/theme/safe-redirect";
 import { parseTheme, Theme, themeSession } from "./session.server";
 
 /**

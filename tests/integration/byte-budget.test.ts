@@ -95,7 +95,7 @@ describe("first visit to / (production build, Chromium, gzip)", () => {
   });
 
   it("asks for no script until the page has loaded: the first paint is HTML and CSS alone", async () => {
-    // Remix's scripts wait, as text, in a <noscript> (app/lib/deferred-scripts.tsx).
+    // Remix's scripts wait, as text, in a <noscript> (app/deferred-scripts.tsx).
     const outside = html.replace(/<noscript>[\s\S]*?<\/noscript>/g, "");
     expect(outside).not.toMatch(/<link[^>]+rel="modulepreload"/);
     expect(outside).not.toMatch(/<script[^>]+(?:src=|type="module")/);

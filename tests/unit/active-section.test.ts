@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ACTIVE_SECTION_OFFSET, pickActiveSection, type SectionBox } from "~/lib/active-section";
+import { ACTIVE_SECTION_OFFSET, pickActiveSection, type SectionBox } from "~/components/active-section";
 
 const ids = ["home", "about", "skills", "services", "projects", "contact"];
 
