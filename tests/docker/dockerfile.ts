@@ -1,6 +1,9 @@
-// A small reader of our Dockerfile, enough for its lint and for replaying its
-// runtime stage without a Docker engine (none runs on these machines).
+// Our Dockerfile and .dockerignore as the lint and the replay of the runtime
+// stage read them, without a Docker engine (none runs on these machines):
+// dockerfile-ast parses, @balena/dockerignore matches (Docker's own rules).
 import { readFileSync } from "node:fs";
+import dockerignore from "@balena/dockerignore";
+import { DockerfileParser, ModifiableInstruction, type Env } from "dockerfile-ast";
 import { ROOT } from "../support/app-server";
 
 export type Instruction = {
@@ -18,32 +21,21 @@ export type Stage = { name: string | undefined; base: string; instructions: Inst
 export const DOCKERFILE = `${ROOT}Dockerfile`;
 export const DOCKERIGNORE = `${ROOT}.dockerignore`;
 
-/** Joins continued lines, drops comments and parser directives, splits off flags. */
+/** The instructions as dockerfile-ast parses them, flags apart from the arguments. */
 export function parseInstructions(text: string): Instruction[] {
-  const instructions: Instruction[] = [];
-  let pending = "";
-  let start = 0;
-  text.split("\n").forEach((raw, index) => {
-    const line = raw.trim();
-    if (!pending && (line === "" || line.startsWith("#"))) return;
-    if (pending && line.startsWith("#")) return; // comments may sit inside a continuation
-    if (!pending) start = index + 1;
-    if (line.endsWith("\\")) {
-      pending += `${line.slice(0, -1)} `;
-      return;
-    }
-    const full = (pending + line).trim();
-    pending = "";
-    const match = /^(\S+)\s*(.*)$/s.exec(full)!;
-    let rest = match[2]!;
-    const flags: Record<string, string> = {};
-    for (let flag = /^--([\w-]+)=(\S+)\s*/.exec(rest); flag; flag = /^--([\w-]+)=(\S+)\s*/.exec(rest)) {
-      flags[flag[1]!] = flag[2]!;
-      rest = rest.slice(flag[0].length);
-    }
-    instructions.push({ keyword: match[1]!.toUpperCase(), flags, args: rest.trim(), line: start });
-  });
-  return instructions;
+  return DockerfileParser.parse(text)
+    .getInstructions()
+    .map((instruction) => ({
+      keyword: instruction.getKeyword(),
+      flags: Object.fromEntries(
+        (instruction instanceof ModifiableInstruction ? instruction.getFlags() : []).map((flag) => [
+          flag.getName(),
+          flag.getValue() ?? "",
+        ]),
+      ),
+      args: (instruction.getArgumentsContent() ?? "").trim(),
+      line: instruction.getRange().start.line + 1,
+    }));
 }
 
 export function parseStages(text: string): Stage[] {
@@ -78,16 +70,10 @@ export function execForm(args: string): string[] {
   return parsed;
 }
 
-/** `ENV A=1 B=2` (and the old `ENV A 1`) as pairs. */
+/** `ENV A=1 B=2` (and the old `ENV A 1`) as pairs, quotes resolved by dockerfile-ast. */
 export function envPairs(args: string): [string, string][] {
-  if (!args.includes("=")) {
-    const [name, ...value] = args.split(/\s+/);
-    return [[name!, value.join(" ")]];
-  }
-  return [...args.matchAll(/([\w.-]+)=("(?:[^"\\]|\\.)*"|\S*)/g)].map(([, name, value]) => [
-    name!,
-    value!.startsWith('"') ? (JSON.parse(value!) as string) : value!,
-  ]);
+  const [env] = DockerfileParser.parse(`ENV ${args}`).getInstructions();
+  return (env as Env).getProperties().map((property) => [property.getName(), property.getValue() ?? ""]);
 }
 
 /** The `.dockerignore` patterns, in order, without comments. */
@@ -98,28 +84,7 @@ export function readDockerignore(): string[] {
     .filter((line) => line && !line.startsWith("#"));
 }
 
-/**
- * Whether Docker leaves `path` (relative to the context) out, by the
- * .dockerignore rules: the last matching pattern wins, `!` re-includes, and a
- * pattern matching a folder leaves out everything below it.
- */
+/** Whether Docker leaves `path` (relative to the context) out, by the .dockerignore rules (@balena/dockerignore). */
 export function isIgnored(path: string, patterns: string[]): boolean {
-  let ignored = false;
-  for (const pattern of patterns) {
-    const negated = pattern.startsWith("!");
-    const glob = (negated ? pattern.slice(1) : pattern).replace(/^\/+/, "").replace(/\/+$/, "");
-    const source = glob
-      .split("/")
-      .map((part) =>
-        part === "**"
-          ? ".*"
-          : part
-              .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-              .replace(/\*/g, "[^/]*")
-              .replace(/\?/g, "[^/]"),
-      )
-      .join("/");
-    if (new RegExp(`^${source}(/.*)?$`).test(path)) ignored = !negated;
-  }
-  return ignored;
+  return dockerignore().add(patterns).ignores(path);
 }
