@@ -60,5 +60,38 @@ export default defineConfig(
       "react/no-unescaped-entities": ["error", { forbid: [">", "}"] }],
     },
   },
+  // The layers (docs/development.md): routes on top; features (contact, theme,
+  // sections) in the middle; lib, content, config and ui primitives at the
+  // bottom. A module never imports code from one above it.
+  {
+    files: ["app/lib/**", "app/content/**", "app/config.server.ts", "app/components/ui/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^~/(routes|contact|theme|components/(?!ui/)|root|entry|page-response|deferred-scripts)",
+              message: "A bottom layer (lib, content, config, ui) imports no feature, section or route.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["app/contact/**", "app/theme/**", "app/components/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            // The root loader's type (what useRouteLoaderData returns) is not code.
+            { regex: "^~/(routes|root)", allowTypeImports: true, message: "A feature imports no route." },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );
