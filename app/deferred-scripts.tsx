@@ -1,19 +1,8 @@
 import { Scripts } from "@remix-run/react";
 
 /**
- * Remix's own <Scripts>, kept out of the first paint (docs/decisions/013).
- *
- * The server renders <Scripts> inside <noscript>. With JavaScript on, the
- * parser reads that as text, so its module preloads and module script are
- * neither fetched nor run; without JavaScript they are inert anyway. React
- * never hydrates a <noscript>'s children, so the client's tree matches the
- * server's as it is.
- *
- * The script after it reads that markup back: Remix's context script runs at
- * once (the loader-data scripts streamed after it need its stream), and the
- * preloads and module script are added after `load` or on the first pointer
- * or key press, whichever comes first. They go inside the <noscript>, where
- * React never looks. The page's CSP lists each script's hash (decision 027).
+ * Remix's own <Scripts>, rendered inside <noscript> and started after `load`
+ * or the first pointer or key press by the inline script below (decision 013).
  */
 const START = `(function(){
 var box=document.currentScript.previousElementSibling,parsed=document.createElement("template");

@@ -14,10 +14,8 @@ const WITH_POST = [...READ_ONLY, "POST"];
  *   caches too → 301 (308 for other methods) to the path with single ones;
  * - a method the path does not take (Remix would run an action for PUT,
  *   and cannot even build a Request for TRACE) → 405 with Allow.
- * For posts it also decides whether they came from another site. Remix's own
- * check throws (500, the typed text lost) on a mismatch and on a Host with an
- * explicit default port, so the Origin is judged here, handed to the actions
- * as `crossSite` in the load context, and removed before Remix sees it.
+ * It also judges a post's Origin, hands the actions `crossSite` in the load
+ * context and removes the header, since Remix's own check throws (decision 020).
  */
 export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
   const postPaths = actionPaths(build);

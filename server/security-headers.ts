@@ -7,11 +7,9 @@ import {
 } from "../app/lib/security-headers.server";
 
 /**
- * Every response gets the security headers here, static files included, as
- * they are written, so nothing a route or Remix returns can go out without
- * them. A header already set wins: a page's own Content-Security-Policy lists
- * its scripts' hashes (app/page-response.server.ts sets it), anything else
- * gets the locked-down policy. HSTS only when the visitor came over HTTPS.
+ * Every response gets the security headers as it is written, static files
+ * included; a header already set (a page's own policy) wins, and HSTS goes
+ * only to visitors who came over HTTPS (decision 021).
  */
 export const securityHeaders: RequestHandler = (req, res, next) => {
   onHeaders(res, () => {

@@ -19,11 +19,9 @@ const SOURCES = {
 };
 
 /**
- * Draws the social preview and the install icons at build time and emits
- * them as content-hashed files under assets/, which the server gives a
- * one-year immutable cache. The app reads their URLs, sizes and the theme
- * colours from `virtual:social-assets`. `vite dev` serves the same files
- * from memory.
+ * Draws the social preview and the install icons at build time as hashed
+ * files under assets/ (decision 017); the app reads their URLs, sizes and
+ * colours from `virtual:social-assets`, and `vite dev` serves them from memory.
  */
 export function socialAssets(): Plugin {
   let isBuild = false;

@@ -1,10 +1,6 @@
-// The contact action as the browser calls it (with JavaScript): every answer
-// becomes a ContactOutcome, the same shape the page gets without JavaScript.
-// - The server answers success with a redirect (what a plain post needs, so a
-//   reload never sends again); here it is the outcome { ok: true }.
-// - When the answer never arrives or cannot be read (the visitor went offline,
-//   a proxy answered with its own error page), the outcome is a failure that
-//   keeps the typed text, instead of the page giving way to the error screen.
+// The contact action as the browser calls it: every answer, a success redirect
+// or one that never arrives or cannot be read, becomes a ContactOutcome that
+// keeps the typed text, the same shape the page gets without JavaScript.
 import type { ClientActionFunctionArgs } from "@remix-run/react";
 import { CONTACT_FIELDS, type ContactFailure, type ContactFields, type ContactOutcome } from "./contract";
 

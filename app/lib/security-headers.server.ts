@@ -1,6 +1,6 @@
 /**
  * The security headers. server/security-headers.ts puts them on every
- * response; app/document/page.server.ts gives each page its policy (decision 027).
+ * response; app/page-response.server.ts gives each page its policy (decision 027).
  */
 
 /** The policy of an HTML page: only its own inline scripts run, named by their SHA-256 hashes. */

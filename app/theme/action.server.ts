@@ -5,12 +5,9 @@ import { safeRedirectPath } from "~/theme/safe-redirect";
 import { parseTheme, Theme, themeSession } from "./session.server";
 
 /**
- * Stores the theme in the remix-themes cookie. remix-themes' own
- * createThemeAction reads JSON, which a plain HTML form cannot send, so this
- * action takes form data:
- * - with JS the toggle posts `theme` and gets 204 (it already repainted);
- * - without JS the form posts `redirectTo` (no theme: the server flips the
- *   stored one) and is sent back to the page it came from.
+ * Stores the theme in the remix-themes cookie from a form post: with JS the
+ * toggle posts `theme` and gets 204; without JS the form posts `redirectTo`,
+ * the stored theme flips and the visitor is sent back.
  */
 export async function setThemeAction({ request, context }: ActionFunctionArgs) {
   // A form on another site may not change a visitor's settings (server/request-checks.ts).
@@ -35,12 +32,7 @@ export async function setThemeAction({ request, context }: ActionFunctionArgs) {
   return redirect(safeRedirectPath(back), { status: 303, headers });
 }
 
-/**
- * The page posts its path only: it never reads its query string (decision
- * 015). The query
- * comes back from the Referer when that names the same path; only its path
- * and query are used, so the redirect stays on this site.
- */
+/** The page posts its path only (decision 015); the query comes back from a same-path Referer. */
 function withRefererQuery(path: FormDataEntryValue, referer: string | null) {
   if (typeof path !== "string" || !referer || !URL.canParse(referer)) return path;
   const from = new URL(referer);
