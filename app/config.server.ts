@@ -15,14 +15,12 @@ export type MailConfig = (
     }
   | { mode: "outbox"; dir: string }
 ) & {
-  /** Where messages the provider did not take are kept: `OUTBOX_DIR/undelivered`. */
   undeliveredDir: string;
 };
 
 export type AppConfig = {
   mail: MailConfig;
   rateLimit: { max: number; windowSeconds: number };
-  /** Senders that are refused (see isBlocked). */
   blocklist: Blocklist;
   blockHeadless: boolean;
   /** Proxies in front of us; 0 means forwarded headers are ignored. */
@@ -32,7 +30,7 @@ export type AppConfig = {
   port: number;
   /** The address to listen on; null listens on all. */
   host: string | null;
-  /** Signs the theme and flash cookies. */
+  /** Signs the theme and flash cookies (decision 018). */
   sessionSecret: string;
 };
 
@@ -40,7 +38,6 @@ export type ConfigLogger = Pick<Console, "info" | "warn">;
 
 const EMAILJS_IDS = ["EMAILJS_PUBLIC_KEY", "EMAILJS_SERVICE_ID", "EMAILJS_TEMPLATE_ID"] as const;
 
-/** Enough to resist guessing: 32 characters, what `openssl rand -hex 16` prints. */
 const MIN_SECRET_LENGTH = 32;
 
 // Made once per process, so every configuration one process builds agrees.
@@ -181,13 +178,9 @@ export function loadConfig(
   };
 }
 
-// CONTACT_BLOCKLIST: senders refused with 403. An entry is an address
-// ("spam@example.com") or a whole domain ("@example.com", its subdomains
-// included). Matching ignores letter case and "+tag" suffixes, the two free
-// ways to vary one mailbox's address.
+// CONTACT_BLOCKLIST: addresses and domains ("@example.com", subdomains included), ignoring case and "+tag".
 export type Blocklist = { addresses: ReadonlySet<string>; domains: ReadonlySet<string> };
 
-// The same rule the form applies to the sender's address.
 const isAddress = (value: string) => z.email().safeParse(value).success;
 
 /** The mailbox an address reaches: lower case, without a "+tag". */
@@ -197,10 +190,7 @@ export function canonicalAddress(email: string): { local: string; domain: string
   return { local, domain: email.slice(at + 1).toLowerCase() };
 }
 
-/**
- * Parses the comma-separated list. Bad entries are named by position, not by
- * value: the list holds other people's addresses, which stay out of the logs.
- */
+/** Names bad entries by position, not value: other people's addresses stay out of the logs. */
 export function parseBlocklist(
   raw: string,
 ): { ok: true; blocklist: Blocklist } | { ok: false; error: string } {
@@ -228,5 +218,4 @@ export function parseBlocklist(
   return { ok: true, blocklist: { addresses, domains } };
 }
 
-/** The configuration the app runs with, read when the server starts. */
 export const config: AppConfig = loadConfig(process.env);

@@ -1,9 +1,6 @@
 import { Scripts } from "@remix-run/react";
 
-/**
- * Remix's own <Scripts>, rendered inside <noscript> and started after `load`
- * or the first pointer or key press by the inline script below (decision 013).
- */
+/** Starts Remix's <Scripts> from <noscript> after `load` or the first pointer or key press (decision 013). */
 const START = `(function(){
 var box=document.currentScript.previousElementSibling,parsed=document.createElement("template");
 parsed.innerHTML=box.textContent;

@@ -2,9 +2,7 @@ import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 
-// This module is only requested after the page's `load` event or its first
-// pointer or key press (app/deferred-scripts.tsx), so hydrating now never
-// competes with the first paint.
+// Requested only after `load` or the first pointer or key press (decision 013), so it hydrates at once.
 startTransition(() => {
   hydrateRoot(
     document,

@@ -9,7 +9,6 @@ import { dataCaching, pageResponse } from "~/page-response.server";
 
 const ABORT_DELAY = 5_000;
 
-/** What the production server (server/index.ts) takes from the configuration the app read. */
 export type ServerOptions = Pick<typeof config, "port" | "host" | "trustProxyHops">;
 export const serverOptions: ServerOptions = {
   port: config.port,
@@ -30,11 +29,7 @@ export default function handleRequest(
   );
 }
 
-/**
- * React's render of the whole document, as text: the CSP needs every inline
- * script's hash before the first byte is sent. `</body></html>` goes last
- * (decision 014): React writes Remix's data scripts after them.
- */
+/** The whole document as text, for the CSP's hashes (decision 027); `</body></html>` last (decision 014). */
 function renderDocument(request: Request, status: number, context: EntryContext) {
   return new Promise<{ html: string; status: number }>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -63,8 +58,7 @@ function renderDocument(request: Request, status: number, context: EntryContext)
           reject(error);
         },
         onError(error: unknown) {
-          // A part that failed after the shell is rendered on the client: the page answers 500.
-          // Earlier errors reach onShellError, and Remix logs them.
+          // Failed after the shell: rendered on the client, the page answers 500. Remix logs earlier errors.
           status = 500;
           if (shellRendered) console.error(error);
         },

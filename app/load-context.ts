@@ -1,5 +1,4 @@
-// What the production server (server/index.ts) hands every loader and action.
-// Absent under the Vite dev server, which has no such middleware.
+// What the production server (server/index.ts) hands every loader and action; absent under Vite's dev server.
 declare module "@remix-run/node" {
   interface AppLoadContext {
     /** A post whose Origin names another site (server/request-checks.ts). */

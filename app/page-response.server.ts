@@ -1,7 +1,5 @@
-// A rendered page made into its HTTP response: the CSP lists the SHA-256 of
-// its inline scripts, a strong ETag names its bytes, its gzip and brotli forms
-// are made once, and the page says who may keep it. Pages that many visitors
-// share are kept in memory, finished (decision 027).
+// A rendered page made into its response: hashed CSP, strong ETag, gzip and brotli made once, and
+// who may keep it; pages that many visitors share are kept in memory, finished (decision 027).
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
@@ -10,17 +8,14 @@ import { LRUCache } from "lru-cache";
 import Negotiator from "negotiator";
 import { contentSecurityPolicy } from "~/lib/security-headers.server";
 
-/** A page that depends on nothing the visitor sent: shared caches keep it 5 minutes, browsers ask each time. */
 const SHARED_PAGE = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
-/** A page or its data made for this visitor's cookie, or one that sets a cookie. */
 const PRIVATE_PAGE = "private, no-cache";
-/** A refused post's page (the visitor's typed text is in it) and errors: kept nowhere. */
+/** A refused post's page (the visitor's typed text is in it) and errors. */
 const UNKEPT_PAGE = "private, no-store";
 
 type Encoding = "br" | "gzip" | "identity";
 const ENCODINGS: Encoding[] = ["br", "gzip", "identity"];
 
-/** One page's bytes, policy and ETag; each encoded form is made on first need and kept with it. */
 class Page {
   readonly policy: string;
   private readonly hash: string;
@@ -61,13 +56,9 @@ class Page {
   }
 }
 
-/**
- * The SHA-256 of every inline script the page runs: classic and module
- * scripts, in the document or inside the <noscript> that decision 013's
- * loader copies them from, but not JSON-LD, which never runs. React escapes
- * `<` in text and attributes and Remix in its scripts, so every `<script` in
- * the markup opens an element. Browsers hash the text with line breaks as \n.
- */
+// Every inline script that runs, those in decision 013's <noscript> too, not JSON-LD. A regex is safe:
+// React escapes `<` in text and attributes and Remix in its scripts, so every `<script` opens an
+// element. Browsers hash the text with line breaks as \n.
 function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
   for (const [, attributes, text] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
@@ -83,15 +74,10 @@ const kept = new LRUCache<string, Page>({ max: 32 });
 /** The same pages by path, for requests with no cookie, when every visitor shares them. */
 const shared = new LRUCache<string, Page>({ max: 32 });
 
-/** What a request asks of a page's representation: its request headers, by lower-case name. */
 type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
 type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
 
-/**
- * The response for a document: a kept page, or `render`'s page (kept when
- * others will get the same bytes: a 200 for a GET with plain data and no
- * Set-Cookie).
- */
+/** A kept page, or `render`'s, kept when others will get the same bytes. */
 export async function pageResponse(
   request: Request,
   status: number,
@@ -127,17 +113,12 @@ export async function pageResponse(
   return new Response(body, { status: answered, headers });
 }
 
-/**
- * A cookieless GET or HEAD of a page every visitor shares, answered before
- * Remix runs (server/index.ts): what a shared cache in front would answer.
- * Null when no such page is kept for the path.
- */
+/** A cookieless read of a page every visitor shares, answered before Remix runs (server/index.ts). */
 export function sharedPageReply(pathname: string, asked: Asked): Reply | null {
   const page = shared.get(pathname);
   return page ? reply(page, SHARED_PAGE, asked) : null;
 }
 
-/** The page in the best encoding the request accepts, or 304 when its If-None-Match names it. */
 function reply(page: Page, policy: string, asked: Asked): Reply {
   const encoding = new Negotiator({
     headers: { "accept-encoding": asked["accept-encoding"] ?? "identity" },
@@ -173,7 +154,6 @@ export function dataCaching(headers: Headers) {
   headers.append("Vary", "Cookie");
 }
 
-/** The key of a page that may be kept, or null. */
 function variant(request: Request, status: number, headers: Headers, context: EntryContext) {
   const { actionData, errors, loaderData } = context.staticHandlerContext;
   if (!isRead(request) || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;

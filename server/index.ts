@@ -1,6 +1,5 @@
-// The production server: `npm start` and the Docker image run this file,
-// bundled to build/server.js. docs/decisions explains why it is our own
-// rather than remix-serve; it keeps remix-serve's pieces and static rules.
+// The production server, remix-serve's stack plus our checks (decision 020); `npm start` and the
+// Docker image run it, bundled to build/server.js.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
@@ -15,32 +14,28 @@ import { securityHeaders } from "./security-headers";
 import { drainOnSignal } from "./shutdown";
 
 installGlobals({ nativeFetch: true });
-// This is the production server: `npm start` without NODE_ENV must not load
-// React's development build with the app (slower renders, dev warnings).
+// `npm start` without NODE_ENV must not load React's development build.
 process.env.NODE_ENV ??= "production";
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-// The app reads and checks the environment once; the server asks it for what it needs.
 const entry = build.entry.module as unknown as Pick<typeof AppEntry, "serverOptions" | "sharedPageReply">;
 const { port, host, trustProxyHops } = entry.serverOptions;
 
 const app = express();
 app.disable("x-powered-by");
-// Nothing reads req.query (Remix reads the URL): not parsing it saves every
-// request with a query string, "/?index" posts included, a qs parse.
+// Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
 app.set("query parser", false);
 // Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
 app.set("trust proxy", trustProxyHops);
 app.use(securityHeaders);
 app.use(requestChecks(build, trustProxyHops));
-// A strong ETag names exact bytes: such a response (a page) comes encoded already, or asked not to be.
+// A page, with its strong ETag, comes encoded already (decision 027).
 app.use(
   compression({
     filter: (req, res) => !/^"/.test(String(res.getHeader("ETag") ?? "")) && compression.filter(req, res),
   }),
 );
-// Hashed build files for a year; public/ (favicon, robots.txt) for an hour.
 // No directory redirects: serve-static would answer "////\/.." with "Location: /\/../", off-site.
 app.use(
   build.publicPath,
@@ -48,8 +43,7 @@ app.use(
 );
 app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));
-// A page every visitor shares, asked for without a cookie, comes from memory
-// before Remix runs, as from a shared cache in front (decision 027).
+// A shared page, asked for without a cookie, comes from memory before Remix runs (decision 027).
 app.use((req, res, next) => {
   const read = req.method === "GET" || req.method === "HEAD";
   const reply = read && !req.headers.cookie ? entry.sharedPageReply(req.path, req.headers) : null;

@@ -1,7 +1,5 @@
-// `npm run outbox -- list|resend` (in the container: `node build/outbox.js
-// list|resend`): shows the messages the relay could not deliver and sends them
-// again through the same transport the form uses. Bundled by esbuild into
-// build/outbox.js, so it runs where only production dependencies exist.
+// `npm run outbox -- list|resend`: lists the messages the relay could not deliver and sends them
+// again through the form's transport. Bundled into build/outbox.js (decision 009).
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -22,7 +20,6 @@ function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): s
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt})  ${path.basename(file)}`;
 }
 
-/** Names each file that is not a message (left alone); true when there was one. */
 function reportSkipped(skipped: Listed["skipped"]): boolean {
   for (const { file, problem } of skipped) console.error(`skipped  ${path.basename(file)}: ${problem}`);
   return skipped.length > 0;

@@ -5,18 +5,9 @@ import { logRefusal } from "./log";
 const READ_ONLY = ["GET", "HEAD"];
 const WITH_POST = [...READ_ONLY, "POST"];
 
-/**
- * What Remix cannot be trusted to refuse cleanly, refused before it runs,
- * each with a 4xx and one log line:
- * - a URL or Host that does not parse, or a target not in origin form
- *   (`http://evil.example/`: Remix would throw, 500) → 400;
- * - a path with repeated slashes (`/////`): one address per page, for the
- *   caches too → 301 (308 for other methods) to the path with single ones;
- * - a method the path does not take (Remix would run an action for PUT,
- *   and cannot even build a Request for TRACE) → 405 with Allow.
- * It also judges a post's Origin, hands the actions `crossSite` in the load
- * context and removes the header, since Remix's own check throws (decision 020).
- */
+// What Remix would not refuse cleanly, refused before it runs (decision 020): a URL, Host or target
+// that does not parse → 400; repeated slashes → 301/308 to single ones, one address per page; a
+// method the path does not take → 405. It also judges a post's Origin for the actions (`crossSite`).
 export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
   const postPaths = actionPaths(build);
   return (req, res, next) => {
@@ -57,10 +48,7 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
 const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-/**
- * The decoded path, or null when the URL Remix would build from this request
- * does not parse (req.hostname follows trust proxy, as in @remix-run/express).
- */
+/** The decoded path, or null when the URL Remix builds (from req.hostname) would not parse. */
 function parsePathname(req: ExpressRequest, trustProxyHops: number): string | null {
   const host = (trustProxyHops > 0 && req.get("x-forwarded-host")) || req.get("host");
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
@@ -99,11 +87,8 @@ function actionPaths(build: ServerBuild): Set<string> {
   return paths;
 }
 
-/**
- * A post whose Origin names another host than the one it was sent to. No
- * Origin (scripts, old browsers) passes: the guards still apply. "null", a
- * malformed or a repeated Origin counts as another site.
- */
+// No Origin (scripts, old browsers) passes: the guards still apply. "null", a malformed or a repeated
+// Origin counts as another site.
 function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
   const origin = req.get("origin");
   if (origin === undefined) return false;

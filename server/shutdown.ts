@@ -1,18 +1,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 
-/**
- * Longer than the mail relay's whole deadline (10 s) plus rendering, so a
- * contact post that was in flight at SIGTERM still gets its answer.
- */
+/** Longer than the mail relay's 10 s deadline plus rendering: a post in flight at SIGTERM is answered. */
 export const DRAIN_BOUND_MS = 15_000;
 
-/**
- * On SIGTERM or SIGINT: stop accepting, close at once every connection that
- * holds no request that has fully arrived (idle keep-alives, half-sent
- * headers or bodies), answer the rest and exit 0. Whatever is still open
- * after the bound is cut, and the exit is 1.
- */
+// Cuts connections with no fully-arrived request, answers the rest and exits 0; 1 if the bound runs out.
 export function drainOnSignal(server: Server, boundMs = DRAIN_BOUND_MS) {
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, IncomingMessage>();

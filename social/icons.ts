@@ -3,7 +3,6 @@ import { Resvg } from "@resvg/resvg-js";
 export type IconPurpose = "any" | "maskable";
 export type IconSpec = { name: string; size: number; purpose: IconPurpose | "apple-touch" };
 
-/** The PNGs made from the favicon: the manifest's three and the apple-touch-icon. */
 export const ICON_SPECS: readonly IconSpec[] = [
   { name: "icon-192", size: 192, purpose: "any" },
   { name: "icon-512", size: 512, purpose: "any" },
@@ -11,18 +10,11 @@ export const ICON_SPECS: readonly IconSpec[] = [
   { name: "apple-touch-icon", size: 180, purpose: "apple-touch" },
 ];
 
-/**
- * A maskable icon keeps what matters inside the central 80% circle; the
- * favicon is drawn at this share of the canvas there.
- */
+/** Maskable icons keep what matters inside the central 80% circle. */
 const MASKABLE_SCALE = 0.8;
 
-/**
- * Renders one icon from the favicon SVG. `any` icons are the favicon as drawn
- * (transparent corners). Maskable and apple-touch icons must be opaque to the
- * edge (platforms cut their own shape; iOS would show transparency as black),
- * so the favicon is laid on a square of its own edge colour.
- */
+// Maskable and apple-touch icons must be opaque to the edge (platforms cut their own shape; iOS
+// shows transparency as black), so the favicon is laid on a square of its edge colour.
 export function renderIcon(faviconSvg: string, spec: IconSpec, fontFiles: string[]): Buffer {
   if (spec.purpose === "any") return rasterise(faviconSvg, spec.size, fontFiles);
   const { attributes, body } = splitSvg(faviconSvg);

@@ -10,16 +10,11 @@ export const PREVIEW_HEIGHT = 630;
 
 export type PreviewFonts = { regular: Buffer; bold: Buffer };
 
-/** What the image shows, in words: its og:image:alt. */
 export function previewAlt(site: SiteContent) {
   return `${site.name}, ${site.role}: ${site.tagline}`;
 }
 
-/**
- * The social preview: name, role and the hero's intro line on the site's
- * default (dark) theme with its accent colour, drawn by satori as SVG and
- * rasterised by resvg.
- */
+/** Name, role and intro line on the dark theme, laid out by satori as SVG and rasterised by resvg. */
 export async function renderPreviewImage(site: SiteContent, palette: Palette, fonts: PreviewFonts) {
   const svg = await satori(previewElement(site, palette), {
     width: PREVIEW_WIDTH,

@@ -1,8 +1,5 @@
-/**
- * The site's colours as the stylesheet defines them: app/tailwind.css holds
- * each theme's tokens as HSL triples, and the generated images and the
- * manifest take theirs from there, so a change of palette reaches them too.
- */
+// Each theme's colours, read from the HSL tokens in app/tailwind.css so that the generated images
+// and the manifest follow a change of palette (decision 017).
 
 export type Palette = {
   background: string;
@@ -39,7 +36,6 @@ function readPalette(css: string, selector: string): Palette {
   return Object.fromEntries(entries) as Palette;
 }
 
-/** `hsl(h s% l%)` as `#rrggbb`. */
 export function hslToHex(hue: number, saturation: number, lightness: number): string {
   const s = saturation / 100;
   const l = lightness / 100;

@@ -18,11 +18,7 @@ const SOURCES = {
   fontBold: source("social/fonts/Inter-Bold.otf"),
 };
 
-/**
- * Draws the social preview and the install icons at build time as hashed
- * files under assets/ (decision 017); the app reads their URLs, sizes and
- * colours from `virtual:social-assets`, and `vite dev` serves them from memory.
- */
+/** Draws the social preview and the icons at build time as hashed files (decision 017). */
 export function socialAssets(): Plugin {
   let isBuild = false;
   const served = new Map<string, Buffer>();

@@ -1,18 +1,12 @@
-// Which section the header marks as active while the visitor scrolls: the
-// rule (a pure function, unit-tested) and the hook that applies it.
+// Which section the header marks as active while the visitor scrolls (docs/product.md): the rule
+// (a pure function, unit-tested) and the hook that applies it.
 import { useEffect, useState } from "react";
 
-/** The section crossing this many px from the viewport top is active (docs/product.md). */
 export const ACTIVE_SECTION_OFFSET = 100;
 
 export type SectionBox = { id: string; top: number };
 
-/**
- * Picks the active section from boxes in document order (tops relative to the
- * viewport): the last one whose top has passed the line. Before the first
- * section the first is active; at the very bottom of the page the last is,
- * since a short final section may never reach the line.
- */
+// Tops relative to the viewport. At the page's bottom the last wins: a short one may never reach the line.
 export function pickActiveSection(
   sections: readonly SectionBox[],
   { offset = ACTIVE_SECTION_OFFSET, atBottom = false } = {},
@@ -27,7 +21,6 @@ export function pickActiveSection(
   return active;
 }
 
-/** Tracks which of the given section ids crosses the active line while scrolling. */
 export function useActiveSection(ids: readonly string[]) {
   const [active, setActive] = useState(ids[0] ?? null);
 

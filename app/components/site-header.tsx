@@ -54,8 +54,7 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
   const menuButton = useRef<HTMLAnchorElement>(null);
 
   useEffect(() => {
-    // From here on the state alone shows the menu; a #mobile-nav left in the
-    // URL (opened before JS ran) must not pin it open through :target.
+    // From here on state alone shows the menu: a #mobile-nav left in the URL must not pin it open.
     setHydrated(true);
     if (window.location.hash === `#${MOBILE_NAV_ID}`) setOpen(true);
   }, []);
@@ -76,8 +75,7 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
     .map((part) => part[0])
     .join("");
 
-  // Without JS the menu button is a link to the panel, which CSS shows while
-  // it is the :target; with JS it is a real toggle.
+  // The menu button is a link (the :target panel without JS) with role="button": Space must toggle it too.
   const onMenuKey = (event: KeyboardEvent<HTMLAnchorElement>) => {
     if (event.key === " ") {
       event.preventDefault();

@@ -1,6 +1,5 @@
-// The contact action as the browser calls it: every answer, a success redirect
-// or one that never arrives or cannot be read, becomes a ContactOutcome that
-// keeps the typed text, the same shape the page gets without JavaScript.
+// The contact action as the browser calls it: every answer, even one that never arrives or cannot be
+// read, becomes a ContactOutcome with the typed text, as the page gets without JavaScript.
 import type { ClientActionFunctionArgs } from "@remix-run/react";
 import { CONTACT_FIELDS, type ContactFailure, type ContactFields, type ContactOutcome } from "./contract";
 

@@ -1,6 +1,5 @@
-// What the contact form and its action agree on: field names and bounds, the
-// honeypot, the outcome texts and the failure answer. No zod here, so the
-// page can load this at once and the validation schema only when needed.
+// What the contact form and its action agree on: fields, bounds, outcome texts and the failure answer.
+// No zod here, so the page can load this at once and the validation schema only when needed.
 import { site } from "~/content/site";
 
 export const CONTACT_FIELDS = ["name", "email", "subject", "message"] as const;
@@ -30,7 +29,6 @@ export const OUTCOME_TEXT = {
   },
 } as const;
 
-/** Why a submission was refused or failed; logged and shown to the browser's console. */
 export type ContactFailureReason =
   | "payload_too_large"
   | "unsupported_media_type"
@@ -42,37 +40,28 @@ export type ContactFailureReason =
   | "upstream_rejected"
   | "upstream_error"
   | "upstream_unreachable"
-  /** The connection broke once the request may have been written. */
   | "upstream_dropped"
   | "upstream_timeout"
   | "outbox_write_failed"
-  /** The provider did not take it and it could not be kept for the owner either. */
+  /** Neither sent nor kept for the owner (decision 024). */
   | "not_kept"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 
-/** What the action returns when the message was not sent (with its HTTP status). */
 export type ContactFailure = {
   ok: false;
   status: number;
   reason: ContactFailureReason;
-  /** What the visitor typed, so the form can show it again. */
+  /** As typed, so the form can show it again. */
   fields: ContactFields;
   fieldErrors?: FieldErrors;
-  /**
-   * With 429: in how many minutes, rounded up, this client may send again, as
-   * the visitor reads it (the Retry-After header has the seconds).
-   */
+  /** With 429: minutes, rounded up, until this client may send again (Retry-After has the seconds). */
   retryAfterMinutes?: number;
 };
 
-/**
- * How a submission ended, as the form shows it, with or without JavaScript:
- * the page rendered after a plain post, or the fetcher's answer.
- */
+/** How a submission ended: from the page rendered after a plain post, or from the fetcher's answer. */
 export type ContactOutcome = { ok: true } | ContactFailure;
 
-/** The title and text the visitor reads for an outcome. */
 export function outcomeText(outcome: ContactOutcome): { title: string; description: string } {
   if (outcome.ok) return OUTCOME_TEXT.sent;
   const { title } = OUTCOME_TEXT.failed;

@@ -1,7 +1,5 @@
-// The contact form's action: form -> size and type checks -> schema -> guards
-// -> transport -> outcome, and the flash that tells the next page it was sent.
-// Built from explicit parts so tests can run it with their own configuration
-// against a fake provider.
+// The contact form's action (form -> size and type -> schema -> guards -> transport) and its flash.
+// Built from explicit parts so tests can run it with their own configuration against a fake provider.
 import { createCookie, data, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
@@ -17,21 +15,14 @@ import {
 import { validateContact } from "./schema";
 import { createTransport, logContactEvent, type ContactLogger, type RetryOptions } from "./mail.server";
 
-/**
- * Larger than any valid form: 5,554 characters at most, each up to 9 bytes
- * once percent-encoded (CJK), stays under 50 KB; so a visitor's valid text is
- * never refused as too large.
- */
+/** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** Where the page lands after a successful post; the flash cookie says what happened. */
 export const SUCCESS_REDIRECT = "/#contact";
 
 export type ContactActionOptions = {
   config: AppConfig;
-  /** The site owner's name, sent as the template's `to_name`. */
   toName: string;
-  /** The one flash of the app: the action commits it, the page's loader reads it. */
   flash: ContactFlash;
   log?: ContactLogger;
   retry?: RetryOptions;
@@ -98,7 +89,6 @@ export function createContactAction({
     const validation = validateContact(raw);
     if (!validation.ok) return fail(400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
 
-    // A bot gets the normal success and nothing is sent.
     if (honeypotFilled(form)) {
       log({ outcome: "dropped", reason: "honeypot" });
       return succeed(request);
@@ -114,9 +104,7 @@ export function createContactAction({
     const params = { name, from_email: email, subject, message, to_name: toName };
     const sent = await transport(params, () => guards.mayKeep(request));
     if (!sent.ok) {
-      // A failure kept for the owner is the provider's or ours: it must not
-      // lock the visitor (or everyone sharing a key) out. One that was not
-      // kept counts, so a flood during an outage meets the limit (decision 024).
+      // Only a failure kept for the owner gives the unit back, so a flood meets the limit (decision 024).
       if (sent.reason !== "not_kept") await guards.refund(request);
       return fail(sent.status, sent.reason, fields);
     }
@@ -125,17 +113,10 @@ export function createContactAction({
 }
 
 // ---- The flash ----
-// The one-time outcome carried across the redirect that follows a successful post,
-// so the page can say "Message Sent!" (also without JavaScript) and a reload
-// never posts again. It only says "sent": nothing secret or personal. It is
-// signed, so no one can make the page claim a message was sent.
+// It only says "sent", and is signed so no one can make the page claim a message was sent (decision 018).
 export type ContactFlash = {
-  /** Set-Cookie value that says "sent" to the next page load. */
   commit(request: Request): Promise<string>;
-  /**
-   * Reads it once. `headers` clears the cookie and must be sent with the
-   * loader's answer; it is empty when there was no "sent" to read.
-   */
+  /** Reads it once; `headers` clears the cookie and must be sent with the loader's answer. */
   read(request: Request): Promise<{ sent: boolean; headers: Headers }>;
 };
 
@@ -154,9 +135,8 @@ export function createContactFlash(secret: string): ContactFlash {
       const headers = new Headers();
       const cookieHeader = request.headers.get("Cookie");
       if (!cookieHeader?.includes("contact_flash=")) return { sent: false, headers };
-      // A forged value reads as not sent and is left to expire (Max-Age 60):
-      // clearing it would make the page one that sets a cookie, rendered for
-      // every such request instead of served as kept.
+      // A forged value is left to expire: clearing it would make the page one that sets a cookie,
+      // rendered for every such request instead of served as kept (decision 027).
       if ((await cookie.parse(cookieHeader)) !== "sent") return { sent: false, headers };
       headers.append("Set-Cookie", await cookie.serialize("", { maxAge: 0, secure: cameOverHttps(request) }));
       return { sent: true, headers };

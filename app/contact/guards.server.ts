@@ -1,7 +1,5 @@
-// What a message must pass before it is sent: the refusals the original mail
-// library had (403 block list, 429 throttle, 451 headless browser), applied on
-// the server where a bot cannot skip them, the honeypot, who "one client" is
-// (TRUST_PROXY), and the per-client limits, in Redis when it is there.
+// What a message must pass before it is sent: the original mail library's refusals (403, 429, 451) on the
+// server, where a bot cannot skip them, the honeypot, who "one client" is, and the per-client limits.
 import { isIPv4, isIPv6 } from "node:net";
 import {
   RateLimiterMemory,
@@ -19,21 +17,15 @@ export type GuardRefusal =
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
 
-// Markers automation tools leave in the User-Agent.
 const HEADLESS_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
 
-/**
- * The server's view of @emailjs/browser's blockHeadless (navigator.webdriver or
- * no languages): an automation User-Agent, or no User-Agent or
- * Accept-Language at all, which every real browser sends.
- */
+/** Like @emailjs/browser's blockHeadless: an automation User-Agent, or no User-Agent or Accept-Language. */
 export function looksHeadless(request: Request): boolean {
   const userAgent = request.headers.get("user-agent") ?? "";
   const languages = request.headers.get("accept-language") ?? "";
   return userAgent.trim() === "" || languages.trim() === "" || HEADLESS_UA.test(userAgent);
 }
 
-/** True when a bot filled the field that people never see. */
 export function honeypotFilled(form: FormData): boolean {
   return form.getAll(HONEYPOT_FIELD).some((value) => typeof value !== "string" || value.trim() !== "");
 }
@@ -41,9 +33,9 @@ export function honeypotFilled(form: FormData): boolean {
 export type Guards = {
   /** The first refusal that applies, or null; an allowed message uses one unit of its client's quota. */
   check(request: Request, message: ContactMessage): Promise<GuardRefusal | null>;
-  /** Gives the unit back: a failure that was not the visitor's doing must not use up their quota. */
+  /** Gives the unit back (decisions 008, 024). */
   refund(request: Request): Promise<void>;
-  /** Whether one more undelivered message of this client may be kept; uses one unit of that allowance. */
+  /** Whether this client may leave one more undelivered message; uses one unit of that allowance. */
   mayKeep(request: Request): Promise<boolean>;
 };
 
@@ -104,11 +96,7 @@ export function isBlocked(blocklist: Blocklist, email: string): boolean {
 }
 
 // ---- Who one client is ----
-// A public site sits behind a TLS-terminating proxy, so the socket's peer is
-// the proxy: behind N trusted proxies the client is the N-th address from the
-// right of X-Forwarded-For, the entries our own proxies appended, which a
-// visitor cannot forge.
-/** Key shared by every request whose client cannot be told apart. */
+// Behind N trusted proxies, the N-th address from the right of X-Forwarded-For: one a visitor cannot forge.
 export const SHARED_CLIENT_KEY = "shared";
 
 export function clientKey(request: Request, trustProxyHops: number): string {
@@ -117,16 +105,12 @@ export function clientKey(request: Request, trustProxyHops: number): string {
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  // Fewer entries than proxies: the request skipped an outer proxy, and the
-  // left-most entry is the peer the first trusted proxy saw.
+  // Fewer entries than proxies: the left-most is the peer the first trusted proxy saw.
   const address = hops[Math.max(0, hops.length - trustProxyHops)];
   return address ? addressKey(address) : SHARED_CLIENT_KEY;
 }
 
-/**
- * One key per IPv4 address and per IPv6 /64: a single IPv6 subscriber
- * usually holds a whole /64 and could otherwise rotate through it.
- */
+/** One key per IPv4 address and per IPv6 /64, which one subscriber usually holds whole. */
 function addressKey(entry: string): string {
   // Some proxies add a port: "203.0.113.7:4711", "[2001:db8::1]:4711".
   const address = (entry.match(/^\[([^\]]+)\](?::\d+)?$/)?.[1] ?? entry.replace(/^([\d.]+):\d+$/, "$1"))
@@ -146,13 +130,9 @@ function addressKey(entry: string): string {
 }
 
 // ---- The limits ----
-// With Redis, one count shared by every replica that survives restarts; while
-// Redis is away, an in-memory limiter of the same size takes over in each
-// process (rate-limiter-flexible's insurance limiter).
-/** Namespaces the counts in a Redis that other apps may share. */
+// In Redis when it is set, with an in-memory insurance limiter while it is away (decision 011).
 export const REDIS_KEY_PREFIX = "portfolio:";
 
-/** A limit of `max` per `windowSeconds` per client; `name` keeps its counts apart from the other limits'. */
 export function createRateLimiter(
   { max, windowSeconds }: AppConfig["rateLimit"],
   redis: RedisLink | null,

@@ -1,9 +1,5 @@
-// Where an accepted message goes and what becomes of it: the EmailJS REST
-// client (the body @emailjs/browser 4.4.1 sends, retrying only what the
-// provider cannot have received: decisions 001, 006, 026), the outbox when no
-// account is set, the undelivered folder that keeps what the provider did not
-// take (decisions 007, 024, 025), the transport that chooses between them, and
-// the log line of each step (never a body, an address or a key).
+// Where an accepted message goes: the EmailJS client (decisions 001, 006, 026), the outbox, the undelivered
+// folder (decisions 007, 024, 025), the transport between them, and the log (no body, address or key).
 import { createHash, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
@@ -55,19 +51,17 @@ export function buildSendBody(credentials: EmailJsCredentials, params: TemplateP
 }
 
 export type RetryOptions = {
-  /** Longest wait for one attempt, answer body included. */
   attemptTimeoutMs: number;
-  /** Wait before the first retry after a failed connection; doubles after each. */
+  /** Before the first retry after a failed connection; doubles after each. */
   initialBackoffMs: number;
-  /** The longest Retry-After of a 429 or 503 that is waited for; a longer one is final. */
+  /** The longest Retry-After of a 429 or 503 that is waited for. */
   maxRetryAfterMs: number;
   maxAttempts: number;
   /** No attempt starts or runs past this, counted from the first. */
   deadlineMs: number;
 };
 
-// A visitor is waiting on the form: three attempts of up to 3 s with pauses
-// of at most 2 s fit inside 10 s, under the server's 15 s drain bound.
+// A visitor is waiting on the form: 10 s at most, under the server's 15 s drain bound (decision 006).
 export const DEFAULT_RETRY: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,
@@ -76,15 +70,10 @@ export const DEFAULT_RETRY: RetryOptions = {
   deadlineMs: 10_000,
 };
 
-/**
- * rejected: a 3xx or a 4xx (429 included) that was final; server_error: a 5xx;
- * unreachable: no connection was made; dropped: the connection broke once the
- * request may have been written; timeout: no full answer in time.
- */
+/** unreachable: no connection was made; dropped: it broke once the request may have been written. */
 export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
 
 export type SendResult = {
-  /** 0 when no HTTP answer came back. */
   status: number;
   text: string;
   attempts: number;
@@ -103,8 +92,7 @@ type Attempt =
   | { status: number; text: string; retryAfter: string | null }
   | { error: "unreachable" | "dropped" | "timeout" };
 
-// Errors that happen before a connection exists, so before any byte of the
-// request was written: DNS and connect failures.
+// DNS and connect failures: no byte of the request was written.
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
 
 function neverSent(cause: unknown): boolean {
@@ -118,10 +106,6 @@ function neverSent(cause: unknown): boolean {
 const ANSWER_MAX_BYTES = 4 * 1024;
 const ANSWER_WAIT_MS = 500;
 
-/**
- * The start of the answer's body: the status has decided already, so a body
- * that is slow or huge costs neither the visitor's time nor the server's memory.
- */
 async function answerText(response: Response): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
@@ -163,9 +147,7 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
       return { error: "timeout" };
     }
-    // fetch reports network failures as a TypeError with the cause. fetch
-    // cannot say whether a reset came before or after the body was written,
-    // so anything but a failed connect counts as possibly delivered.
+    // A TypeError with the cause; anything but a failed connect may have been delivered (decision 006).
     if (error instanceof TypeError) return { error: neverSent(error.cause) ? "unreachable" : "dropped" };
     throw error;
   }
@@ -182,14 +164,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/**
- * POSTs `body` to `{apiUrl}/api/v1.0/email/send`. Any 2xx is success, whatever
- * its body; a 3xx (not followed) and a 4xx are refusals. Retried,
- * while attempts and the deadline allow: a failed connect (after the backoff)
- * and a 429 or 503 whose Retry-After is at most `maxRetryAfterMs`. Everything
- * else is final at once: the other 4xx, the other 5xx, timeouts and broken
- * connections, since the provider may already have sent the mail.
- */
+/** POSTs `body` to EmailJS, retrying only what cannot have been delivered (decisions 006, 026). */
 export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,
@@ -258,10 +233,8 @@ export function outboxEntry(params: TemplateParams): OutboxEntry {
   return { lib_version: EMAILJS_LIB_VERSION, template_params: params };
 }
 
-/** Writes one message to `dir` and returns the file's path. */
 export async function writeToOutbox(dir: string, params: TemplateParams): Promise<string> {
   await mkdir(dir, { recursive: true });
-  // Sortable by time, unique under concurrency.
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.json`);
   // Visitors' addresses are personal data: owner-only permissions.
   await writeFile(file, `${JSON.stringify(outboxEntry(params), null, 2)}\n`, { mode: 0o600, flag: "wx" });
@@ -272,20 +245,17 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
 export type UndeliveredEntry = OutboxEntry & {
   /** When the message first failed (ISO 8601). */
   time: string;
-  /** Why the last attempt failed. */
   reason: ContactFailureReason;
   /** The provider's last HTTP status, 0 when none came back. */
   upstreamStatus: number;
-  /** Some attempt may have reached the provider (a timeout, a 5xx, a broken connection): resending may duplicate it. */
+  /** Some attempt may have reached the provider: resending may duplicate it. */
   uncertain: boolean;
 };
 
 export type UndeliveredFailure = Pick<UndeliveredEntry, "reason" | "upstreamStatus" | "uncertain">;
 
-/** The most files the folder takes: the bound on what an outage can leave, whoever sends. */
 export const UNDELIVERED_LIMIT = 1_000;
 
-/** The name of a message's file: the same message, the same name, wherever it came from. */
 export function undeliveredFileName(params: TemplateParams): string {
   const key = JSON.stringify([params.from_email, params.subject, params.message]);
   return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
@@ -304,12 +274,11 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** How many messages wait in `dir`; 0 when it does not exist. */
 export async function countUndelivered(dir: string): Promise<number> {
   return (await entryFiles(dir)).length;
 }
 
-/** Holds the folder's lock named `name` while `work` runs; other processes wait (`wait`) or fail with ELOCKED. */
+/** Runs `work` under the folder's lock `name`; others wait (`wait`) or fail with ELOCKED. */
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // Locks by distinct paths: proper-lockfile keeps one lock per path in a process.
@@ -341,14 +310,9 @@ const ENTRY = z.object({
   uncertain: z.boolean(),
 });
 
-/** Larger than any message the form accepts; a bigger file is not one of ours. */
 const ENTRY_MAX_BYTES = 64 * 1024;
 
-/**
- * The message in `file`, or why it is not one. Links and special files (a
- * FIFO would block a read for ever) are not opened: O_NOFOLLOW, O_NONBLOCK,
- * then a regular file of a sane size or nothing.
- */
+/** The message in `file`, or why it is not one; links and FIFOs are not read (decision 025). */
 export async function readUndelivered(file: string): Promise<UndeliveredEntry | { problem: string }> {
   let handle;
   try {
@@ -373,7 +337,6 @@ export async function readUndelivered(file: string): Promise<UndeliveredEntry | 
 export type Listed = {
   /** Every waiting message with its file, oldest first. */
   messages: { file: string; entry: UndeliveredEntry }[];
-  /** Files that are not messages, with why: named, never opened as one. */
   skipped: { file: string; problem: string }[];
 };
 
@@ -392,12 +355,7 @@ export async function listUndelivered(dir: string): Promise<Listed> {
 /** "new" and "existing" are kept; the others say why a message was not. */
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 
-/**
- * Keeps the message in `dir`. An identical message already there is updated
- * in place (last reason, uncertain if any attempt was), never stored twice.
- * A new one needs room in the folder and, when `mayKeep` is given, the
- * sender's allowance (asked last, so a full folder costs them nothing).
- */
+/** Keeps or updates the message's file; `mayKeep` goes last, so a full folder costs the sender nothing. */
 export function storeUndelivered(
   dir: string,
   params: TemplateParams,
@@ -405,7 +363,6 @@ export function storeUndelivered(
   mayKeep?: () => Promise<boolean>,
   now = new Date(),
 ): Promise<StoreOutcome> {
-  // Counting and writing under one lock, so the limit holds under concurrency and across replicas.
   return locked(dir, "store", true, async () => {
     const file = path.join(dir, undeliveredFileName(params));
     const previous = await readUndelivered(file);
@@ -421,9 +378,7 @@ export function storeUndelivered(
       upstreamStatus: failure.upstreamStatus,
       uncertain: Boolean(existing?.uncertain) || failure.uncertain,
     };
-    // Written aside and renamed, so a reader never sees half a file; the part
-    // is removed when the write fails (a full disk). Visitors' addresses are
-    // personal data: owner-only permissions.
+    // Written aside and renamed (decision 007); a failed write (a full disk) leaves no part behind.
     const temporary = path.join(dir, `.${randomUUID()}.tmp`);
     try {
       await writeFile(temporary, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
@@ -447,13 +402,7 @@ export async function removeUndelivered(dir: string, params: TemplateParams): Pr
   }
 }
 
-/**
- * Runs `resend` over the waiting messages while holding the folder's resend
- * lock, so two resends never send one message twice; null when another
- * resend holds it. Each message is first given its own name (the hash of its
- * content): a renamed copy is renamed back, a second copy of one message is
- * removed, so it is sent once and a failure updates the one file.
- */
+/** Runs `resend` under the resend lock, one file per message; null when locked (decision 025). */
 export function whileResending<T>(dir: string, resend: (listed: Listed) => Promise<T>): Promise<T | null> {
   return locked(dir, "resend", false, async () => {
     const listed = await listUndelivered(dir);
@@ -481,16 +430,12 @@ export function whileResending<T>(dir: string, resend: (listed: Listed) => Promi
 // ---- The transport: relay or outbox, and what is kept when the relay fails ----
 export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
 
-/**
- * Sends one message. `mayKeep` is asked before a message the provider did not
- * take is kept as a new file: the sender's allowance (decision 024).
- */
+/** Sends one message; `mayKeep` is asked before a failed one is kept as a new file (decision 024). */
 export type Transport = (
   params: TemplateParams,
   mayKeep?: () => Promise<boolean>,
 ) => Promise<TransportResult>;
 
-// What the visitor's request answers when the provider did not take the mail.
 const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
   rejected: { status: 502, reason: "upstream_rejected" },
   server_error: { status: 502, reason: "upstream_error" },
@@ -556,7 +501,6 @@ export type ContactEvent =
   | {
       outcome: "relayed";
       ok: boolean;
-      /** 0 when no HTTP answer came back. */
       upstreamStatus: number;
       attempts: number;
       durationMs: number;
@@ -566,7 +510,6 @@ export type ContactEvent =
       outcome: "undelivered";
       reason: ContactFailureReason;
       uncertain: boolean;
-      /** new file, an identical message already there, folder full, or the write failed. */
       stored: StoreOutcome | "failed";
     };
 

@@ -1,16 +1,12 @@
-// Shared by the browser and the server: one source for the contact form's
-// rules and their messages. zod/mini keeps the browser cost small.
+// The contact form's rules and messages, shared by the browser and the server (decision 019).
+// zod/mini keeps the browser cost small.
 import * as z from "zod/mini";
 import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
 
-// Name and subject end up in mail headers and one-line template slots.
 const ONE_LINE = /^[^\n\v\f\r\u0085\u2028\u2029]*$/u;
 const NO_CONTROLS = /^\P{Cc}*$/u;
-// In the message, line breaks and tabs are text; other controls (NUL, ESC…) are not.
 const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
-// Characters that show nothing: spaces, format characters (zero-width space,
-// joiners, BOM, bidi marks), default-ignorables (Hangul fillers, variation
-// selectors) and the blank Braille pattern. A field of only these is empty.
+// Characters that show nothing; a field of only these is empty.
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
 
 function requiredText(field: ContactField, label: string, required: string) {
@@ -48,7 +44,6 @@ export type ContactMessage = z.infer<typeof contactSchema>;
 export type ContactValidation =
   { ok: true; message: ContactMessage } | { ok: false; fieldErrors: FieldErrors };
 
-/** Validates raw values; reports the first problem of each field. */
 export function validateContact(input: Record<string, unknown>): ContactValidation {
   const result = z.safeParse(contactSchema, input);
   if (result.success) return { ok: true, message: result.data };

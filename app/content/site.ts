@@ -1,8 +1,5 @@
-/**
- * Everything the owner edits lives in this file. The types below make a
- * malformed edit (a missing field, a misspelt icon, a project without a
- * demoUrl key) fail `npm run typecheck`.
- */
+// Everything the owner edits lives in this file. The types below make a malformed edit (a missing field,
+// a misspelt icon, a project without a demoUrl key) fail `npm run typecheck`.
 
 export type SectionId = "home" | "about" | "skills" | "services" | "projects" | "contact";
 export type NavItem = { id: SectionId; label: string };

@@ -1,4 +1,3 @@
-/** Joins class names, skipping falsy ones. */
 export function cn(...classes: Array<string | false | null | undefined>) {
   return classes.filter(Boolean).join(" ");
 }

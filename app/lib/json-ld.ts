@@ -1,6 +1,5 @@
 import type { SiteContent } from "~/content/site";
 
-/** schema.org Person for search engines, built from the content module. */
 export function personJsonLd(site: SiteContent) {
   const person = {
     "@context": "https://schema.org",

@@ -1,8 +1,5 @@
-// The one Redis connection of the process (REDIS_URL) and its state, which the
-// contact limit uses and /healthz reports. Redis is an aid, never a
-// dependency: the client never queues or retries a command while Redis is
-// away (the caller falls back at once), reconnects for ever, and the log
-// gets one line when Redis goes away and one when it is back.
+// The process's one Redis connection (REDIS_URL) and its state, for the contact limit and /healthz
+// (decision 011).
 import Redis from "ioredis";
 
 /** "slow": no answer within PROBE_DEADLINE_MS (paused, overloaded); "failing": a write was refused (out of memory, read-only). */
@@ -15,10 +12,7 @@ const PROBE_KEY = "portfolio:health";
 export type RedisLink = {
   client: Redis;
   state(): RedisState;
-  /**
-   * Asks Redis now: a write with a short deadline (a ping answers while
-   * writes fail). A change is logged once, as the connection's are.
-   */
+  /** Asks Redis now with a write, not a ping (a ping answers while writes fail); a change is logged once. */
   probe(): Promise<RedisState>;
   /** Disconnects for good (no reconnect), without announcing an outage. */
   close(): void;
@@ -26,7 +20,6 @@ export type RedisLink = {
 
 export type RedisLogger = Pick<Console, "info" | "warn">;
 
-/** Reconnect quickly, then once a second: recovery is noticed within about a second. */
 const RECONNECT_DELAY_MS = (attempt: number) => Math.min(attempt * 100, 1_000);
 
 export function connectRedis(url: string, logger: RedisLogger = console): RedisLink {
@@ -97,13 +90,11 @@ export function connectRedis(url: string, logger: RedisLogger = console): RedisL
 
 const links = new Map<string, RedisLink>();
 
-/** The process's connection to `url`, opened on first use and shared by every caller. */
 export function sharedRedis(url: string): RedisLink {
   let link = links.get(url);
   if (!link) {
     link = connectRedis(url);
-    // Kept open through a shutdown's drain, so posts in flight keep the shared
-    // limit; server/shutdown.ts exits once they are answered.
+    // Never closed: posts in flight at shutdown keep the shared limit until server/shutdown.ts exits.
     links.set(url, link);
   }
   return link;

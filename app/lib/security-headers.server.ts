@@ -1,9 +1,6 @@
-/**
- * The security headers. server/security-headers.ts puts them on every
- * response; app/page-response.server.ts gives each page its policy (decision 027).
- */
+// The security headers' values: server/security-headers.ts puts them on every response and
+// app/page-response.server.ts gives each page its policy (decisions 021, 027).
 
-/** The policy of an HTML page: only its own inline scripts run, named by their SHA-256 hashes. */
 export function contentSecurityPolicy(scriptHashes: readonly string[]) {
   return [
     "default-src 'self'",
@@ -21,17 +18,12 @@ export function contentSecurityPolicy(scriptHashes: readonly string[]) {
   ].join("; ");
 }
 
-/**
- * Data, JSON, redirects and files are never rendered as pages; should one be
- * opened in a tab anyway, it may load nothing and cannot be framed.
- */
+/** For what is not a page: opened in a tab anyway, it loads nothing and cannot be framed. */
 export const NON_DOCUMENT_CSP =
   "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
-/** Sent only on responses to requests that came over HTTPS (server/security-headers.ts). */
 export const STRICT_TRANSPORT_SECURITY = "max-age=63072000; includeSubDomains";
 
-/** The same for every response, whatever it is. */
 export const STATIC_SECURITY_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "strict-origin-when-cross-origin",

@@ -26,7 +26,6 @@ export { contactAction as action } from "~/contact/action.server";
 export { contactClientAction as clientAction } from "~/contact/client-action";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  // Whether a contact post was just sent, once; `headers` clears it.
   const { sent, headers } = await contactFlash.read(request);
   return data({ site, contactSent: sent }, { headers });
 }

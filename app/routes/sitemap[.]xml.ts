@@ -1,7 +1,6 @@
 import { site } from "~/content/site";
 import { staticText } from "~/lib/static-text.server";
 
-/** The one page there is, at the site's public address. */
 export function loader() {
   const home = escapeXml(new URL("/", site.siteUrl).href);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>

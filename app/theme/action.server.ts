@@ -4,11 +4,7 @@ import { readFormPost } from "~/lib/form-post.server";
 import { safeRedirectPath } from "~/theme/safe-redirect";
 import { parseTheme, Theme, themeSession } from "./session.server";
 
-/**
- * Stores the theme in the remix-themes cookie from a form post: with JS the
- * toggle posts `theme` and gets 204; without JS the form posts `redirectTo`,
- * the stored theme flips and the visitor is sent back.
- */
+/** JS posts `theme` (204); the no-JS form posts `redirectTo`: the theme flips, the visitor is sent back. */
 export async function setThemeAction({ request, context }: ActionFunctionArgs) {
   // A form on another site may not change a visitor's settings (server/request-checks.ts).
   if (context.crossSite) {
@@ -27,7 +23,6 @@ export async function setThemeAction({ request, context }: ActionFunctionArgs) {
   const headers = { "Set-Cookie": await session.commit() };
   const redirectTo = form.get("redirectTo");
   if (redirectTo === null) return new Response(null, { status: 204, headers });
-  // 303: the browser comes back with a GET, whatever it posted.
   const back = withRefererQuery(redirectTo, request.headers.get("Referer"));
   return redirect(safeRedirectPath(back), { status: 303, headers });
 }
@@ -39,7 +34,6 @@ function withRefererQuery(path: FormDataEntryValue, referer: string | null) {
   return from.pathname === path ? from.pathname + from.search : path;
 }
 
-/** A GET (a typed URL, a crawler) has nothing to see here. */
 export function setThemeLoader() {
   return redirect("/");
 }

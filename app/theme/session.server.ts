@@ -1,6 +1,5 @@
-// The theme cookie: a cookie session read and written through remix-themes'
-// session resolver, signed with SESSION_SECRET. The theme is not sensitive;
-// signing keeps the cookie to the two values this site writes.
+// The theme cookie, read and written through remix-themes, signed with SESSION_SECRET: the theme is not
+// sensitive, but signing keeps the cookie to the two values this site writes.
 import { createCookieSessionStorage } from "@remix-run/node";
 import { createThemeSessionResolver, isTheme, Theme } from "remix-themes";
 import { config } from "~/config.server";
@@ -23,22 +22,18 @@ function resolver(secure: boolean) {
   );
 }
 
-// remix-themes commits without per-call cookie options, so Secure is chosen by
-// picking the storage.
+// remix-themes commits without per-call cookie options, so Secure is chosen by picking the storage.
 const overHttps = resolver(true);
 const overHttp = resolver(false);
 
-/** The visitor's theme session: getTheme, setTheme, commit (a Set-Cookie value). */
 export function themeSession(request: Request) {
   return (cameOverHttps(request) ? overHttps : overHttp)(request);
 }
 
-/** The stored theme, or null when the visitor never chose one (or the cookie is not ours). */
 export async function getStoredTheme(request: Request): Promise<ThemeName | null> {
   return (await themeSession(request)).getTheme();
 }
 
-/** A theme from untrusted input (a form field), or null. */
 export function parseTheme(value: unknown): Theme | null {
   return isTheme(value) ? value : null;
 }

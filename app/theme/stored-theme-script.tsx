@@ -1,7 +1,6 @@
 import { THEME_STORAGE_KEY } from "./theme";
 
-// Runs before paint when no theme cookie exists yet: a choice kept only in
-// localStorage (a returning visitor without the cookie) still applies at once.
+// Runs before paint when there is no theme cookie, so a choice kept only in localStorage applies at once.
 const script = `try{var t=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});if(t==="light"||t==="dark"){var c=document.documentElement.classList;c.remove("light","dark");c.add(t)}}catch(e){}`;
 
 export function StoredThemeScript() {

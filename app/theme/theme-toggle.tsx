@@ -30,20 +30,15 @@ function storedTheme() {
   }
 }
 
-/**
- * Without JS this is a plain form: the server flips the cookie and redirects
- * back. With JS it repaints at once and stores the choice in the background.
- * Icon and label follow the <html> class through CSS, so the server never has
- * to guess the theme of a visitor who has only a localStorage value.
- */
+// Without JS a plain form; with JS it repaints at once. Icon and label follow the <html> class through CSS,
+// so the server never guesses the theme of a visitor who has only a localStorage value.
 export function ThemeToggle() {
   // The path alone: pages never read the query string (decision 015).
   const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
 
   useEffect(() => {
-    // The cookie's choice is kept for the pre-paint script too: a shared
-    // cookieless copy of the page (a CDN that ignores Vary) still shows it.
+    // Kept for the pre-paint script too, should a CDN ignore Vary (docs/deploy.md).
     if (serverTheme) storeLocally(serverTheme);
     // A choice kept only in localStorage (from before the cookie) becomes the cookie.
     else if (storedTheme()) saveTheme(currentDocumentTheme());

@@ -3,10 +3,8 @@
 
 export type ThemeName = "light" | "dark";
 
-/** Dark unless the visitor chose otherwise (the design's default, not the OS's). */
 export const DEFAULT_THEME: ThemeName = "dark";
 
-/** Where the pre-paint script and the toggle keep the choice in the browser. */
 export const THEME_STORAGE_KEY = "theme";
 
 export const SET_THEME_ACTION = "/action/set-theme";

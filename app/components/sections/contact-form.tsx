@@ -17,19 +17,13 @@ import { cn } from "~/lib/cn";
 const fieldClass =
   "block w-full rounded-md border border-input bg-background px-3 py-2 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive";
 
-// Toasts only follow a submission: Radix loads then, not with the page.
+// Radix's toast loads with the first submission, not with the page (decision 005).
 const loadToaster = () => import("~/components/ui/toast");
 const Toaster = lazy(loadToaster);
-// The schema (zod) loads once the visitor starts on the form; until then the
-// server's answer, from the same schema, reports the field errors.
+// The schema loads once the visitor starts on the form; until then the server's answer reports field errors.
 const loadSchema = () => import("~/contact/schema");
 
-/**
- * The contact form. It posts to the index route's action: with JavaScript
- * through a fetcher (no reload, toasts); without it as a plain HTML form, and
- * the page that comes back shows the outcome inline. Both report one shape,
- * a ContactOutcome.
- */
+/** Posts to the index action: with JS by a fetcher (toasts), without as a plain form (outcome inline). */
 export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome | null }) {
   const fetcher = useFetcher<typeof contactClientAction>();
   const formRef = useRef<HTMLFormElement>(null);
@@ -39,7 +33,6 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
   const validate = useRef<typeof validateContact>();
   const busy = fetcher.state !== "idle";
 
-  // Each answer to a fetcher post is a new outcome object: report it once.
   useEffect(() => {
     const outcome = fetcher.data;
     if (!outcome) return;
@@ -59,8 +52,7 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
     setToasts((current) => [...current, { id: Date.now(), variant, ...outcomeText(outcome) }]);
   }, [fetcher.data]);
 
-  // Same schema as the server: catch what the browser's own checks let through
-  // (a message of spaces, say) before anything is sent.
+  // Catches what the browser's own checks let through (a message of spaces, say) before anything is sent.
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     void loadToaster(); // ready by the time the answer comes
     const result = validate.current?.(Object.fromEntries(new FormData(event.currentTarget)));
@@ -172,7 +164,6 @@ function Field({
   );
 }
 
-/** The outcome of a post made without JavaScript, in a live region. */
 function InlineOutcome({ outcome }: { outcome: ContactOutcome | null }) {
   if (!outcome) return null;
   const { title, description } = outcomeText(outcome);

@@ -4,10 +4,7 @@ import { Card } from "~/components/ui/card";
 import type { SectionCopy, SkillGroup } from "~/content/site";
 import { cn } from "~/lib/cn";
 
-/**
- * Cards on a 6-column grid (3 per row on large screens, 2 on small ones), the
- * last row's cards widened so no row ends in a gap, whatever the group count.
- */
+/** The last row's cards widen so no row ends in a gap, whatever the group count. */
 function spanClass(index: number, count: number) {
   const lastRowStart = count - (count % 3 || 3);
   const lastRowSize = count - lastRowStart;

@@ -7,7 +7,7 @@ type Size = "md" | "sm" | "icon";
 
 const base =
   "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-md font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-background disabled:pointer-events-none disabled:opacity-60 [&_svg]:size-4 [&_svg]:shrink-0";
-// On paper a button is a plain link (backgrounds do not print, so white-on-primary text would vanish).
+// On paper a button is a plain link: backgrounds do not print (docs/social-and-print.md).
 const print =
   "print:h-auto print:justify-start print:whitespace-normal print:border-0 print:bg-transparent print:p-0 print:text-foreground print:shadow-none";
 const variants: Record<Variant, string> = {
@@ -27,7 +27,6 @@ export function buttonClass(variant: Variant = "primary", size: Size = "md", cla
 
 type Style = { variant?: Variant; size?: Size };
 
-/** A link styled as a button; external ones open in a new tab, safely. */
 export const ButtonLink = forwardRef<
   HTMLAnchorElement,
   AnchorHTMLAttributes<HTMLAnchorElement> & Style & { external?: boolean }

@@ -9,10 +9,7 @@ export type ToastItem = {
   description: string;
 };
 
-/**
- * Provider, toasts and viewport in one: a page that shows toasts only after
- * an action can load this module lazily and keep Radix out of its first load.
- */
+/** Provider, toasts and viewport in one module, so a page can load it lazily (decision 005). */
 export default function Toaster({
   toasts,
   onDismiss,
@@ -32,7 +29,7 @@ export default function Toaster({
 
 type ToastProps = Omit<ToastItem, "id"> & { open: boolean; onOpenChange: (open: boolean) => void };
 
-/** A toast; destructive ones are announced assertively (type "foreground"). */
+/** Destructive toasts are announced assertively (type "foreground"). */
 function Toast({ variant = "default", title, description, open, onOpenChange }: ToastProps) {
   return (
     <ToastPrimitive.Root

@@ -29,9 +29,8 @@ type TriggerProps = {
   onBlur?: (event: FocusEvent<HTMLElement>) => void;
 };
 
-// Radix tooltip with floating-ui is ~20 KB gz, as much as the page's own code:
-// it loads when a visitor first points at or focuses a trigger, not with the
-// page (docs/performance.md). Until then a trigger is its plain child.
+// Radix loads when a visitor first points at or focuses a trigger (decision 016); until then a trigger
+// is its plain child.
 let radix: RadixTooltip | null = null;
 let loading: Promise<void> | null = null;
 const subscribers = new Set<() => void>();
@@ -58,13 +57,7 @@ function useRadix() {
   );
 }
 
-/**
- * The open delays shared by every tooltip. Radix keeps them in its Provider,
- * which would have to wrap the page from the first render, i.e. load with it;
- * so the rule lives here and Radix only shows what it is told: open after
- * `delayDuration` of hover, at once if another tooltip closed less than
- * `skipDelayDuration` ago.
- */
+/** Delays every tooltip shares, kept here: Radix keeps them in a Provider that would load with the page. */
 function createDelays(delayDuration: number, skipDelayDuration: number) {
   let warm = false;
   let cooling: ReturnType<typeof setTimeout> | undefined;
@@ -83,7 +76,6 @@ function createDelays(delayDuration: number, skipDelayDuration: number) {
 
 const DelaysContext = createContext(createDelays(700, 300));
 
-/** The delays of every tooltip on the page (root.tsx has the one provider). */
 export function TooltipProvider({
   children,
   delayDuration = 700,
@@ -100,7 +92,6 @@ export function TooltipProvider({
   return <DelaysContext.Provider value={delays}>{children}</DelaysContext.Provider>;
 }
 
-/** A tooltip for an icon-only control. */
 export function Tooltip({ content, children }: { content: ReactNode; children: ReactElement<TriggerProps> }) {
   const Radix = useRadix();
   const delays = useContext(DelaysContext);
@@ -110,9 +101,7 @@ export function Tooltip({ content, children }: { content: ReactNode; children: R
   const trigger = useRef<HTMLElement | null>(null);
   // Radix replaces the trigger element when it arrives: keyboard focus carries over.
   const refocus = useRef(false);
-  // Nor may it replace the element under a press: the click, which fires on
-  // release, would be lost (the toggle not switched, the menu not opened).
-  // Radix comes in once the press has ended, and then stays.
+  // Nor under a press: the click, fired on release, would be lost. Radix comes in after it, then stays.
   const pressed = useRef(false);
   const wrapped = useRef(false);
   const [, pressEnded] = useState(0);
@@ -141,7 +130,6 @@ export function Tooltip({ content, children }: { content: ReactNode; children: R
   }
 
   const { props } = children;
-  // The child's own ref (the header keeps one on its menu button) still gets the node.
   const childRef = (children as { ref?: TriggerProps["ref"] }).ref;
   const control = cloneElement(children, {
     ref(node: HTMLElement | null) {
