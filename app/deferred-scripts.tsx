@@ -10,7 +10,7 @@ function add(node){var copy=document.createElement(node.localName);
 [].forEach.call(node.attributes,function(a){copy.setAttribute(a.name,a.value)});
 if(node.localName==="script")copy.text=node.text;box.appendChild(copy)}
 function listen(method){window[method]("load",start);window[method]("pointerdown",start,true);window[method]("keydown",start,true)}
-function start(){listen("removeEventListener");nodes.filter(later).forEach(add)}
+function start(){listen("removeEventListener");nodes.filter(later).forEach(function(node){setTimeout(add,0,node)})}
 nodes.filter(function(node){return!later(node)}).forEach(add);
 if(document.readyState==="complete")start();else listen("addEventListener")
 })()`;

@@ -10,6 +10,7 @@ import { measureFirstLoad } from "./lib/first-load.mjs";
 import { interleavedCost, sequentialLatency } from "./lib/latency.mjs";
 import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
 import { load } from "./lib/load.mjs";
+import { mainThreadInterleaved } from "./lib/main-thread.mjs";
 import { parseArgs } from "./lib/options.mjs";
 import { render } from "./lib/table.mjs";
 import { importTs, ROOT } from "./lib/ts.mjs";
@@ -180,6 +181,17 @@ async function main() {
       log(`Lighthouse desktop, ${o.runs} run(s)`);
       const desktop = await lighthouseInterleaved({ app: `${app.url}/` }, "desktop", o.runs);
       results.lighthouse = { mobile: mobile.app, floor: mobile.floor, desktop: desktop.app };
+      log(`main thread at 4× CPU, traced, the app and the floor interleaved, ${o.runs} run(s) each`);
+      const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
+      try {
+        results.mainThread = await mainThreadInterleaved(
+          browser,
+          { app: `${app.url}/`, floor: `${staticUrl}/floor.html` },
+          o.runs,
+        );
+      } finally {
+        await browser.close();
+      }
     }
 
     if (!o.skip.has("load")) {

@@ -14,7 +14,9 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
   lighthouse  mobile: the app's / and the floor, interleaved, median of --runs
               (default 5) each, with the longest main-thread task after
               FCP and the sum of the parts over 50 ms; desktop: the app's
-              /, median of --runs
+              /, median of --runs; then the same two pages loaded cold
+              --runs times each with the CPU slowed 4× by DevTools, and
+              the longest main-thread task after FCP in each trace
   load        autocannon, --connections (50) for --duration s (10) after 2 s
               of warm-up: / (without and with a theme cookie), /robots.txt
               (the cheapest route through the whole stack) and a static

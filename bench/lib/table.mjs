@@ -99,6 +99,20 @@ export function render(r) {
     }
     if (failingAudits(l)) row(section, "app: audits below 100 in some run", failingAudits(l));
   }
+  if (r.mainThread?.app?.runs) {
+    const { app, floor } = r.mainThread;
+    const section = `main thread, ${app.cpuSlowdown}× CPU, traced (${app.runs} runs)`;
+    const perRun = (t) => t.perRun.map((run) => run.longestTaskMs).join(", ");
+    row(
+      section,
+      "app: longest task after FCP, every run (ms)",
+      perRun(app),
+      "≤ 50 ms, every run",
+      app.perRun.every((run) => run.longestTaskMs <= 50),
+    );
+    row(section, "app: time over 50 ms after FCP (median)", ms(app.median.overFiftyMs));
+    if (floor?.runs) row(section, "floor: longest task after FCP, every run (ms)", perRun(floor));
+  }
   if (lh?.desktop) {
     const l = lh.desktop;
     const section = `Lighthouse desktop (median of ${l.runs})`;
