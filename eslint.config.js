@@ -93,5 +93,21 @@ export default defineConfig(
       ],
     },
   },
+  {
+    files: ["tests/unit/**", "tests/integration/**", "tests/e2e/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!support/|\\.\\./)",
+              message: "A test folder imports only from tests/support/ (and the code it tests).",
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The contact helper's EmailJS fake (tests/fakes/emailjs-fake.ts) in its own
+// The contact helper's EmailJS fake (tests/support/emailjs-fake.ts) in its own
 // process, so the bench's load generator does not share its event loop.
 // Prints one JSON line {"url": ...} when listening; stops on SIGTERM.
 import { importTs } from "./lib/ts.mjs";
 
-const { modules, close } = await importTs("tests/fakes/emailjs-fake.ts");
+const { modules, close } = await importTs("tests/support/emailjs-fake.ts");
 const fake = await modules[0].startEmailJsFake();
 await close();
 // Requests are recorded in memory: forget them now and then under load.

@@ -1,4 +1,4 @@
-// Runs the project's TypeScript test helpers (tests/support, tests/fakes) from
+// Runs the project's TypeScript test helpers (tests/support) from
 // plain Node, through vite-node (shipped with vitest): no tsx, no build step.
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { expect, test as base, type Page, type TestInfo } from "@playwright/test";
 import { site } from "~/content/site";
-import { fakeControl } from "../fakes/emailjs-fake";
+import { fakeControl } from "../support/emailjs-fake";
 import { waitForHydration } from "../support/hydration";
 
 export { expect, site, waitForHydration };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake } from "../support/emailjs-fake";
 import { startAppServer } from "../support/app-server";
 import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "./fixtures";
 

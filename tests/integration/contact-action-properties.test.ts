@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD } from "~/contact/contract";
 import { validateContact } from "~/contact/schema";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { BROWSER_HEADERS, VALID, expectFailure, relayEnv, setupAction } from "../support/contact";
 
 let fake: EmailJsFake;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES, createContactFlash } from "~/contact/create-action.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import {
   VALID_TEMPLATE_PARAMS,
   BROWSER_HEADERS,

@@ -7,7 +7,7 @@ import { copyFile, mkdtemp, readdir, rename, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { ROOT } from "../support/app-server";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
 

@@ -3,7 +3,7 @@
 // the start of it, so its memory stays where it was.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 

@@ -16,7 +16,7 @@ import {
   type RetryOptions,
 } from "~/contact/mail.server";
 import { site } from "~/content/site";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
 import {

@@ -2,8 +2,8 @@
 // shown to catch the mistake it is there for.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DOCKERFILE, readDockerignore } from "../docker/dockerfile";
-import { lintDockerfile, lintDockerignore } from "../docker/lint";
+import { DOCKERFILE, readDockerignore } from "../support/docker/dockerfile";
+import { lintDockerfile, lintDockerignore } from "../support/docker/lint";
 
 const dockerfile = readFileSync(DOCKERFILE, "utf8");
 

@@ -1,5 +1,5 @@
 // The image without a Docker engine: the runtime stage replayed in a folder
-// (tests/docker/runtime-stage.ts), its CMD started with its ENV on the base
+// (tests/support/docker/runtime-stage.ts), its CMD started with its ENV on the base
 // image's Node major (the Node running the tests: .nvmrc), as an unprivileged
 // user. Proves the image's file set and command are complete. Needs
 // `npm run build` first; installs the production dependencies from the
@@ -9,8 +9,13 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { platform } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readDockerfile } from "../docker/dockerfile";
-import { childEnv, findNpmCli, replayRuntimeStage, type ReplayedImage } from "../docker/runtime-stage";
+import { readDockerfile } from "../support/docker/dockerfile";
+import {
+  childEnv,
+  findNpmCli,
+  replayRuntimeStage,
+  type ReplayedImage,
+} from "../support/docker/runtime-stage";
 import { ROOT } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { freePort } from "../support/free-port";

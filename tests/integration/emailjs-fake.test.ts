@@ -1,7 +1,7 @@
 // The fake itself, through its HTTP control endpoints as Playwright workers
 // use it: answers per marker, requests filtered per marker, default untouched.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { fakeControl, startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { fakeControl, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 
 let fake: EmailJsFake;
 beforeAll(async () => {

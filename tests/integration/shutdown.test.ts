@@ -5,7 +5,7 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 

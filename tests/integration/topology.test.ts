@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startCaddy, type Answer, type Caddy } from "../support/caddy";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 import { freePort } from "../support/free-port";
 import { decode, raw, type Raw } from "../support/raw-http";

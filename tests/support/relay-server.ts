@@ -1,7 +1,7 @@
 // For a Vitest file: the production server relaying to its own HTTP fake of
 // EmailJS, started once before the file's tests and stopped after them.
 import { afterAll, beforeAll } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../fakes/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake } from "./emailjs-fake";
 import { startAppServer, type AppServer } from "./app-server";
 import { relayEnv } from "./contact";
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import dockerignore from "@balena/dockerignore";
 import { DockerfileParser, ModifiableInstruction, type Env } from "dockerfile-ast";
-import { ROOT } from "../support/app-server";
+import { ROOT } from "../app-server";
 
 export type Instruction = {
   /** Upper-cased keyword: FROM, RUN, COPY, ... */

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative } from "node:path";
-import { ROOT } from "../support/app-server";
+import { ROOT } from "../app-server";
 import {
   envPairs,
   execForm,
