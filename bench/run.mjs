@@ -4,8 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium } from "@playwright/test";
-import { CHROME_FLAGS, CHROME_PATH } from "./lib/common.mjs";
+import { CHROME_PATH, withChromium } from "./lib/common.mjs";
 import { measureFirstLoad } from "./lib/first-load.mjs";
 import { interleavedCost, sequentialLatency } from "./lib/latency.mjs";
 import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
@@ -154,44 +153,29 @@ async function main() {
     if (!o.skip.has("weight")) {
       await waitIdle(o.idle);
       log("first load in Chromium (JS on, JS off, gzip only)");
-      const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
-      try {
-        const slim = ({ requests, ...rest }) => ({
-          ...rest,
-          requests: requests.map(({ url, ...r }) => ({ path: url.replace(app.url, ""), ...r })),
-        });
-        results.firstLoad = {
-          jsOn: slim(await measureFirstLoad(browser, `${app.url}/`)),
-          jsOff: slim(await measureFirstLoad(browser, `${app.url}/`, { javaScriptEnabled: false })),
-          gzip: slim(await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" })),
-        };
-      } finally {
-        await browser.close();
-      }
+      const slim = ({ requests, ...rest }) => ({
+        ...rest,
+        requests: requests.map(({ url, ...r }) => ({ path: url.replace(app.url, ""), ...r })),
+      });
+      results.firstLoad = await withChromium(async (browser) => ({
+        jsOn: slim(await measureFirstLoad(browser, `${app.url}/`)),
+        jsOff: slim(await measureFirstLoad(browser, `${app.url}/`, { javaScriptEnabled: false })),
+        gzip: slim(await measureFirstLoad(browser, `${app.url}/`, { acceptEncoding: "gzip" })),
+      }));
     }
 
     if (!o.skip.has("lighthouse")) {
       await waitIdle(o.idle);
       log(`Lighthouse mobile, the app and the floor interleaved, ${o.runs} run(s) each`);
-      const mobile = await lighthouseInterleaved(
-        { app: `${app.url}/`, floor: `${staticUrl}/floor.html` },
-        "mobile",
-        o.runs,
-      );
+      const appAndFloor = { app: `${app.url}/`, floor: `${staticUrl}/floor.html` };
+      const mobile = await lighthouseInterleaved(appAndFloor, "mobile", o.runs);
       log(`Lighthouse desktop, ${o.runs} run(s)`);
       const desktop = await lighthouseInterleaved({ app: `${app.url}/` }, "desktop", o.runs);
       results.lighthouse = { mobile: mobile.app, floor: mobile.floor, desktop: desktop.app };
       log(`main thread at 4× CPU, traced, the app and the floor interleaved, ${o.runs} run(s) each`);
-      const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROME_FLAGS });
-      try {
-        results.mainThread = await mainThreadInterleaved(
-          browser,
-          { app: `${app.url}/`, floor: `${staticUrl}/floor.html` },
-          o.runs,
-        );
-      } finally {
-        await browser.close();
-      }
+      results.mainThread = await withChromium((browser) =>
+        mainThreadInterleaved(browser, appAndFloor, o.runs),
+      );
     }
 
     if (!o.skip.has("load")) {

@@ -4,14 +4,16 @@ import os from "node:os";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
-import { CHROME_FLAGS, CHROME_PATH, median } from "./common.mjs";
+import { CHROME_FLAGS, CHROME_PATH, interleaved, longTasks, medians } from "./common.mjs";
 
 function extract(lhr) {
   const audit = (id) => lhr.audits[id]?.numericValue ?? null;
   // Main-thread tasks over 50 ms once the page has painted (simulated durations on mobile).
-  const afterFcp = (lhr.audits["long-tasks"]?.details?.items ?? [])
-    .filter((task) => task.startTime >= audit("first-contentful-paint"))
-    .map((task) => task.duration);
+  const afterFcp = longTasks(
+    (lhr.audits["long-tasks"]?.details?.items ?? [])
+      .filter((task) => task.startTime >= audit("first-contentful-paint"))
+      .map((task) => task.duration),
+  );
   const score = (id) =>
     lhr.categories[id]?.score == null ? null : Math.round(lhr.categories[id].score * 100);
   return {
@@ -23,8 +25,8 @@ function extract(lhr) {
     lcpMs: audit("largest-contentful-paint"),
     tbtMs: audit("total-blocking-time"),
     cls: audit("cumulative-layout-shift"),
-    longestTaskAfterFcpMs: Math.max(0, ...afterFcp),
-    overFiftyAfterFcpMs: afterFcp.reduce((sum, duration) => sum + Math.max(0, duration - 50), 0),
+    longestTaskAfterFcpMs: afterFcp.longest,
+    overFiftyAfterFcpMs: afterFcp.overFifty,
     speedIndexMs: audit("speed-index"),
     totalBytes: audit("total-byte-weight"),
     benchmarkIndex: lhr.environment?.benchmarkIndex ?? null,
@@ -39,40 +41,31 @@ function extract(lhr) {
  * @param {Record<string, string>} urls name → URL
  */
 export async function lighthouseInterleaved(urls, preset, runs) {
-  const perPage = Object.fromEntries(Object.keys(urls).map((name) => [name, []]));
   const warnings = Object.fromEntries(Object.keys(urls).map((name) => [name, new Set()]));
   let version = null;
-  for (let i = 0; i < runs; i++) {
-    for (const [name, url] of Object.entries(urls)) {
-      // A run Lighthouse itself gives up on (NO_NAVSTART and the like, on a
-      // busy machine) is tried again, twice at most; its warning is kept.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const run = await lighthouseRun(url, preset);
-        version = run.version;
-        for (const w of run.warnings) warnings[name].add(w);
-        if (run.result) {
-          perPage[name].push(run.result);
-          break;
-        }
-      }
+  const perPage = await interleaved(urls, runs, async (url, name) => {
+    // A run Lighthouse itself gives up on (NO_NAVSTART and the like, on a
+    // busy machine) is tried again, twice at most; its warning is kept.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const run = await lighthouseRun(url, preset);
+      version = run.version;
+      for (const w of run.warnings) warnings[name].add(w);
+      if (run.result) return run.result;
     }
-  }
+    return null;
+  });
   return Object.fromEntries(
-    Object.entries(perPage).map(([name, perRun]) => {
-      const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];
-      const figures = Object.fromEntries(keys.map((k) => [k, median(perRun.map((r) => r[k]))]));
-      return [
-        name,
-        {
-          preset,
-          lighthouseVersion: version,
-          runs: perRun.length,
-          median: figures,
-          perRun,
-          warnings: [...warnings[name]],
-        },
-      ];
-    }),
+    Object.entries(perPage).map(([name, perRun]) => [
+      name,
+      {
+        preset,
+        lighthouseVersion: version,
+        runs: perRun.length,
+        median: medians(perRun),
+        perRun,
+        warnings: [...warnings[name]],
+      },
+    ]),
   );
 }
 
