@@ -16,6 +16,8 @@ export type MailConfig = (
   | { mode: "outbox"; dir: string }
 ) & {
   undeliveredDir: string;
+  /** Suspected spam, kept for the owner (decision 029). */
+  spamDir: string;
 };
 
 export type AppConfig = {
@@ -23,6 +25,12 @@ export type AppConfig = {
   rateLimit: { max: number; windowSeconds: number };
   blocklist: Blocklist;
   blockHeadless: boolean;
+  /** The proof a person used the form, and the no-JS confirmation (decision 029). */
+  botChecks: { enabled: boolean; proofMinSeconds: number; confirmMinSeconds: number; maxAgeMinutes: number };
+  /** A message scoring this or more is kept as suspected spam, not mailed. */
+  spamThreshold: number;
+  /** Messages mailed per day, site-wide; past it they are kept for the owner. */
+  dailySendLimit: number;
   /** Proxies in front of us; 0 means forwarded headers are ignored. */
   trustProxyHops: number;
   /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
@@ -55,12 +63,14 @@ const intInRange = (fallback: number, min: number, max: number) =>
     z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(min).max(max)),
   );
 
-const flag = z.preprocess(
-  (value) => (typeof value === "string" ? value.trim().toLowerCase() : "false"),
-  z
-    .enum(["1", "true", "yes", "on", "0", "false", "no", "off", ""], "must be true or false")
-    .transform((value) => ["1", "true", "yes", "on"].includes(value)),
-);
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (value) =>
+      typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : String(fallback),
+    z
+      .enum(["1", "true", "yes", "on", "0", "false", "no", "off"], "must be on or off (true or false)")
+      .transform((value) => ["1", "true", "yes", "on"].includes(value)),
+  );
 
 const trustProxy = z.preprocess(
   (value) => (typeof value === "string" ? value.trim().toLowerCase() : "0"),
@@ -90,7 +100,13 @@ const envSchema = z.object({
   CONTACT_RATE_LIMIT_MAX: intInRange(5, 1, 1_000_000),
   CONTACT_RATE_LIMIT_WINDOW_SECONDS: intInRange(600, 1, 31_536_000),
   CONTACT_BLOCKLIST: optional,
-  CONTACT_BLOCK_HEADLESS: flag,
+  CONTACT_BLOCK_HEADLESS: flag(false),
+  CONTACT_BOT_CHECKS: flag(true),
+  CONTACT_PROOF_MIN_SECONDS: intInRange(3, 0, 600),
+  CONTACT_CONFIRM_MIN_SECONDS: intInRange(2, 0, 600),
+  CONTACT_PROOF_MAX_MINUTES: intInRange(60, 1, 24 * 60),
+  CONTACT_SPAM_THRESHOLD: intInRange(3, 1, 100),
+  CONTACT_DAILY_SEND_LIMIT: intInRange(100, 1, 1_000_000),
   OUTBOX_DIR: optional,
   TRUST_PROXY: trustProxy,
   REDIS_URL: z.preprocess(
@@ -128,6 +144,7 @@ export function loadConfig(
   const missing = EMAILJS_IDS.filter((name) => !e[name]);
   const outboxDir = path.resolve(e.OUTBOX_DIR ?? "./outbox");
   const undeliveredDir = path.join(outboxDir, "undelivered");
+  const spamDir = path.join(outboxDir, "spam");
   let mail: MailConfig;
   if (missing.length === 0) {
     mail = {
@@ -138,9 +155,10 @@ export function loadConfig(
       templateId: e.EMAILJS_TEMPLATE_ID!,
       ...(e.EMAILJS_PRIVATE_KEY ? { privateKey: e.EMAILJS_PRIVATE_KEY } : {}),
       undeliveredDir,
+      spamDir,
     };
   } else if (missing.length === EMAILJS_IDS.length) {
-    mail = { mode: "outbox", dir: outboxDir, undeliveredDir };
+    mail = { mode: "outbox", dir: outboxDir, undeliveredDir, spamDir };
     logger.info(
       `[contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${mail.dir}`,
     );
@@ -152,7 +170,7 @@ export function loadConfig(
 
   if (e.TRUST_PROXY === 0) {
     logger.warn(
-      "[contact] TRUST_PROXY is not set: forwarded headers are ignored and all visitors share one rate-limit key. Set it to the number of proxies in front of the app.",
+      "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the number of proxies in front of the app.",
     );
   }
 
@@ -170,6 +188,14 @@ export function loadConfig(
     rateLimit: { max: e.CONTACT_RATE_LIMIT_MAX, windowSeconds: e.CONTACT_RATE_LIMIT_WINDOW_SECONDS },
     blocklist: blocklist.blocklist,
     blockHeadless: e.CONTACT_BLOCK_HEADLESS,
+    botChecks: {
+      enabled: e.CONTACT_BOT_CHECKS,
+      proofMinSeconds: e.CONTACT_PROOF_MIN_SECONDS,
+      confirmMinSeconds: e.CONTACT_CONFIRM_MIN_SECONDS,
+      maxAgeMinutes: e.CONTACT_PROOF_MAX_MINUTES,
+    },
+    spamThreshold: e.CONTACT_SPAM_THRESHOLD,
+    dailySendLimit: e.CONTACT_DAILY_SEND_LIMIT,
     trustProxyHops: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL ?? null,
     port: e.PORT,

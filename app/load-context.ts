@@ -3,6 +3,8 @@ declare module "@remix-run/node" {
   interface AppLoadContext {
     /** A post whose Origin names another site (server/request-checks.ts). */
     crossSite?: boolean;
+    /** The address that connected: the client when no proxy is trusted (TRUST_PROXY). */
+    peerAddress?: string;
   }
 }
 

@@ -55,7 +55,10 @@ app.all(
   createRequestHandler({
     build,
     mode: process.env.NODE_ENV,
-    getLoadContext: (_req, res) => ({ crossSite: res.locals.crossSite === true }),
+    getLoadContext: (req, res) => ({
+      crossSite: res.locals.crossSite === true,
+      peerAddress: req.socket.remoteAddress,
+    }),
   }),
 );
 const onError: ErrorRequestHandler = (error: { status?: number; type?: string }, req, res, _next) => {

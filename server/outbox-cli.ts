@@ -1,23 +1,26 @@
-// `npm run outbox -- list|resend`: lists the messages the relay could not deliver and sends them
-// again through the form's transport. Bundled into build/outbox.js (decision 009).
+// `npm run outbox -- list|resend` lists the messages the relay could not deliver and sends them again
+// through the form's transport; `spam list|release FILE|delete FILE` does the same for suspected spam.
+// Bundled into build/outbox.js (decision 009).
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
-  createTransport,
-  type ContactEvent,
   listUndelivered,
+  readUndelivered,
   whileResending,
   type Listed,
   type UndeliveredEntry,
-} from "~/contact/mail.server";
+} from "~/contact/store.server";
+import { createTransport, type ContactEvent } from "~/contact/transport.server";
 
-const USAGE = "usage: npm run outbox -- list|resend  (in the container: node build/outbox.js list|resend)";
+const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release FILE | spam delete FILE
+(in the container: node build/outbox.js ...)`;
 
 function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
   const doubt = entry.uncertain ? ", may have been delivered" : "";
-  return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt})  ${path.basename(file)}`;
+  const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
+  return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }
 
 function reportSkipped(skipped: Listed["skipped"]): boolean {
@@ -25,8 +28,58 @@ function reportSkipped(skipped: Listed["skipped"]): boolean {
   return skipped.length > 0;
 }
 
-async function main(command: string | undefined): Promise<number> {
-  if (command !== "list" && command !== "resend") {
+async function list(dir: string, what: string): Promise<number> {
+  const { messages, skipped } = await listUndelivered(dir);
+  for (const item of messages) console.log(describe(item));
+  console.log(`${messages.length} ${what} message(s) in ${dir}`);
+  return reportSkipped(skipped) ? 1 : 0;
+}
+
+/** `release` sends one suspected-spam message through the relay, once; `delete` forgets it. */
+async function spam(
+  config: typeof import("~/config.server").config,
+  command: string | undefined,
+  name: string | undefined,
+): Promise<number> {
+  const dir = config.mail.spamDir;
+  if (command === "list") return list(dir, "suspected spam");
+  if ((command !== "release" && command !== "delete") || !name) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (path.basename(name) !== name || !name.endsWith(".json")) {
+    console.error(`${name}: give a file name from \`spam list\`, without a folder`);
+    return 2;
+  }
+  const file = path.join(dir, name);
+  const code = await whileResending(dir, async () => {
+    const entry = await readUndelivered(file);
+    if ("problem" in entry) {
+      console.error(`${name}: ${entry.problem}`);
+      return 1;
+    }
+    if (command === "delete") {
+      await rm(file, { force: true });
+      console.log(`deleted  ${describe({ entry, file })}`);
+      return 0;
+    }
+    const result = await createTransport(config.mail, () => {})(entry.template_params);
+    // Sent, or kept in undelivered/ by the transport to be sent again: no longer spam either way.
+    if (result.ok || result.reason !== "not_kept") await rm(file, { force: true });
+    if (result.ok) console.log(`released  ${describe({ entry, file })}`);
+    else if (result.reason === "not_kept") console.log(`not sent and not kept elsewhere: still in ${dir}`);
+    else console.log(`not sent (${result.reason}): kept in ${config.mail.undeliveredDir} to be sent again`);
+    return result.ok ? 0 : 1;
+  });
+  if (code === null) {
+    console.error(`another release is running on ${dir}: try again when it has finished`);
+    return 2;
+  }
+  return code;
+}
+
+async function main([command, ...rest]: string[]): Promise<number> {
+  if (command !== "list" && command !== "resend" && command !== "spam") {
     console.error(USAGE);
     return 2;
   }
@@ -34,12 +87,8 @@ async function main(command: string | undefined): Promise<number> {
   const { config } = await import("~/config.server");
   const dir = config.mail.undeliveredDir;
 
-  if (command === "list") {
-    const { messages, skipped } = await listUndelivered(dir);
-    for (const item of messages) console.log(describe(item));
-    console.log(`${messages.length} undelivered message(s) in ${dir}`);
-    return reportSkipped(skipped) ? 1 : 0;
-  }
+  if (command === "spam") return spam(config, rest[0], rest[1]);
+  if (command === "list") return list(dir, "undelivered");
 
   if (config.mail.mode !== "relay") {
     console.error(
@@ -75,7 +124,7 @@ async function main(command: string | undefined): Promise<number> {
   return code;
 }
 
-main(process.argv[2]).then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));

@@ -45,6 +45,8 @@ export type ContactFailureReason =
   | "outbox_write_failed"
   /** Neither sent nor kept for the owner (decision 024). */
   | "not_kept"
+  /** No proof a person sent it: the answer asks to press Send again, with a token (decision 029). */
+  | "unconfirmed"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 
@@ -57,33 +59,52 @@ export type ContactFailure = {
   fieldErrors?: FieldErrors;
   /** With 429: minutes, rounded up, until this client may send again (Retry-After has the seconds). */
   retryAfterMinutes?: number;
+  /** With "unconfirmed": the token the second press sends. */
+  confirmation?: string;
 };
+
+/** Failures after which the message waits in the undelivered folder and is sent again by itself. */
+const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
+  "upstream_rejected",
+  "upstream_error",
+  "upstream_unreachable",
+  "upstream_dropped",
+  "upstream_timeout",
+]);
 
 /** How a submission ended: from the page rendered after a plain post, or from the fetcher's answer. */
 export type ContactOutcome = { ok: true } | ContactFailure;
 
-export function outcomeText(outcome: ContactOutcome): { title: string; description: string } {
+export type OutcomeText = { title: string; description: string; detail?: string };
+
+/** The spec's title and text for every outcome; what a failure adds comes after, as `detail`. */
+export function outcomeText(outcome: ContactOutcome): OutcomeText {
   if (outcome.ok) return OUTCOME_TEXT.sent;
-  const { title } = OUTCOME_TEXT.failed;
+  if (outcome.reason === "unconfirmed") return CONFIRM_TEXT;
+  return { ...OUTCOME_TEXT.failed, ...failureDetail(outcome) };
+}
+
+export const CONFIRM_TEXT = {
+  title: "Please confirm your message",
+  description: "To keep spam out, please check your message below and press Send Message again.",
+} as const;
+
+function failureDetail(outcome: ContactFailure): { detail?: string } {
   if (outcome.reason === "payload_too_large") {
     const limit = FIELD_BOUNDS.message.toLocaleString("en");
-    return {
-      title,
-      description: `Your message is too long: it may have at most ${limit} characters. Please shorten it and send it again.`,
-    };
+    return { detail: `Your message is too long: it may have at most ${limit} characters.` };
   }
   if (outcome.reason === "not_kept") {
-    return {
-      title,
-      description: `Your message could not be sent, and it could not be kept to send later. Please write to me at ${site.contact.email}.`,
-    };
+    return { detail: `It could not be kept to send later: please write to me at ${site.contact.email}.` };
+  }
+  if (KEPT_FOR_REDELIVERY.has(outcome.reason)) {
+    return { detail: "Your message is saved and will be sent when the mail service is back." };
   }
   if (outcome.reason === "rate_limited" && outcome.retryAfterMinutes) {
     const minutes = outcome.retryAfterMinutes;
     return {
-      title,
-      description: `You have sent several messages in a short time. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"} or contact me directly.`,
+      detail: `You have sent several messages in a short time: please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
     };
   }
-  return OUTCOME_TEXT.failed;
+  return {};
 }

@@ -1,10 +1,13 @@
-// The contact form's action (form -> size and type -> schema -> guards -> transport) and its flash.
+// The contact form's action (form -> size and type -> schema -> proof -> guards -> score -> transport)
+// and its flash.
 // Built from explicit parts so tests can run it with their own configuration against a fake provider.
 import { createCookie, data, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
+import { sharedRedis } from "~/lib/redis.server";
 import type { AppConfig } from "~/config.server";
-import { createGuards, honeypotFilled } from "./guards.server";
+import { createBotChecks } from "./bot-checks.server";
+import { clientKey, createGuards, honeypotFilled } from "./guards.server";
 import {
   CONTACT_FIELDS,
   type ContactFailure,
@@ -12,13 +15,19 @@ import {
   type ContactFields,
   type FieldErrors,
 } from "./contract";
+import type { RetryOptions } from "./emailjs.server";
 import { validateContact } from "./schema";
-import { createTransport, logContactEvent, type ContactLogger, type RetryOptions } from "./mail.server";
+import { createSpamScore } from "./spam-score.server";
+import { storeUndelivered, type StoreOutcome } from "./store.server";
+import { createTransport, logContactEvent, type ContactLogger } from "./transport.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export const SUCCESS_REDIRECT = "/#contact";
+
+/** An answer holding the visitor's text is kept by no one. */
+const NOT_KEPT = { "Cache-Control": "private, no-store" };
 
 export type ContactActionOptions = {
   config: AppConfig;
@@ -37,7 +46,10 @@ export function createContactAction({
   log = logContactEvent,
   retry,
 }: ContactActionOptions) {
-  const guards = createGuards(config);
+  const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
+  const guards = createGuards(config, redis);
+  const botChecks = createBotChecks(config, redis);
+  const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);
 
   function fail(
@@ -49,9 +61,9 @@ export function createContactAction({
     log({ outcome: "refused", status, reason });
     const body: ContactFailure = { ok: false, status, reason, fields };
     if (fieldErrors) body.fieldErrors = fieldErrors;
-    if (!retryAfterSeconds) return data(body, { status });
+    if (!retryAfterSeconds) return data(body, { status, headers: NOT_KEPT });
     body.retryAfterMinutes = Math.ceil(retryAfterSeconds / 60);
-    return data(body, { status, headers: { "Retry-After": String(retryAfterSeconds) } });
+    return data(body, { status, headers: { ...NOT_KEPT, "Retry-After": String(retryAfterSeconds) } });
   }
 
   // A redirect, so a reload never posts again; the flash tells the page it was sent.
@@ -60,6 +72,29 @@ export function createContactAction({
       status: 303,
       headers: { "Set-Cookie": await flash.commit(request) },
     });
+  }
+
+  /** Kept for the owner instead of mailed: the visitor sees the normal success when it was kept. */
+  async function keep(
+    request: Request,
+    fields: ContactFields,
+    dir: string,
+    params: Parameters<typeof transport>[0],
+    kept: { reason: "suspected_spam" | "over_daily_limit"; signals?: string[] },
+    mayKeep: () => Promise<boolean>,
+  ) {
+    let stored: StoreOutcome | "failed";
+    try {
+      stored = await storeUndelivered(dir, params, { ...kept, upstreamStatus: 0, uncertain: false }, mayKeep);
+    } catch {
+      stored = "failed";
+    }
+    log({ outcome: "kept", ...kept, stored });
+    // Spam that could not be kept is still not mailed; a genuine message must be kept or refused.
+    if (kept.reason === "over_daily_limit" && stored !== "new" && stored !== "existing") {
+      return fail(503, "not_kept", fields);
+    }
+    return succeed(request);
   }
 
   return async function contactAction({ request, context }: ActionFunctionArgs) {
@@ -84,7 +119,7 @@ export function createContactAction({
     }
 
     // A form on another site may not send mail in a visitor's name (server/request-checks.ts).
-    if (context.crossSite) return fail(403, "cross_site", fields);
+    if (context.crossSite) return fail(403, "cross_site", EMPTY_FIELDS);
 
     const validation = validateContact(raw);
     if (!validation.ok) return fail(400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
@@ -94,7 +129,23 @@ export function createContactAction({
       return succeed(request);
     }
 
-    const refusal = await guards.check(request, validation.message);
+    const client = clientKey(request, config.trustProxyHops, context.peerAddress);
+    if (config.botChecks.enabled) {
+      const verdict = await botChecks.verify(form, client);
+      if (!verdict.ok) {
+        log({ outcome: "unconfirmed", problem: verdict.problem });
+        const body: ContactFailure = {
+          ok: false,
+          status: 200,
+          reason: "unconfirmed",
+          fields,
+          confirmation: verdict.token ?? botChecks.confirmation(client),
+        };
+        return data(body, { headers: NOT_KEPT });
+      }
+    }
+
+    const refusal = await guards.check(request, validation.message, client);
     if (refusal) {
       const { status, reason, ...extra } = refusal;
       return fail(status, reason, fields, extra);
@@ -102,10 +153,27 @@ export function createContactAction({
 
     const { name, email, subject, message } = validation.message;
     const params = { name, from_email: email, subject, message, to_name: toName };
-    const sent = await transport(params, () => guards.mayKeep(request));
+    const { score, signals } = await spamScore({
+      message: validation.message,
+      request,
+      client,
+      requestSignals: config.botChecks.enabled,
+    });
+    if (score >= config.spamThreshold) {
+      return keep(request, fields, config.mail.spamDir, params, { reason: "suspected_spam", signals }, () =>
+        guards.mayKeepSpam(client),
+      );
+    }
+    if (config.mail.mode === "relay" && !(await guards.mayMail())) {
+      return keep(request, fields, config.mail.undeliveredDir, params, { reason: "over_daily_limit" }, () =>
+        guards.mayKeep(client),
+      );
+    }
+
+    const sent = await transport(params, () => guards.mayKeep(client));
     if (!sent.ok) {
       // Only a failure kept for the owner gives the unit back, so a flood meets the limit (decision 024).
-      if (sent.reason !== "not_kept") await guards.refund(request);
+      if (sent.reason !== "not_kept") await guards.refund(client);
       return fail(sent.status, sent.reason, fields);
     }
     return succeed(request);

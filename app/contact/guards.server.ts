@@ -8,7 +8,7 @@ import {
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
 import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
-import { sharedRedis, type RedisLink } from "~/lib/redis.server";
+import type { RedisLink } from "~/lib/redis.server";
 import { HONEYPOT_FIELD } from "./contract";
 import type { ContactMessage } from "./schema";
 
@@ -32,22 +32,41 @@ export function honeypotFilled(form: FormData): boolean {
 
 export type Guards = {
   /** The first refusal that applies, or null; an allowed message uses one unit of its client's quota. */
-  check(request: Request, message: ContactMessage): Promise<GuardRefusal | null>;
+  check(request: Request, message: ContactMessage, client: string): Promise<GuardRefusal | null>;
   /** Gives the unit back (decisions 008, 024). */
-  refund(request: Request): Promise<void>;
+  refund(client: string): Promise<void>;
   /** Whether this client may leave one more undelivered message; uses one unit of that allowance. */
-  mayKeep(request: Request): Promise<boolean>;
+  mayKeep(client: string): Promise<boolean>;
+  /** The same for suspected spam (decision 029). */
+  mayKeepSpam(client: string): Promise<boolean>;
+  /** Whether the site may mail one more message today; uses one unit of the daily budget. */
+  mayMail(): Promise<boolean>;
 };
 
 /** What one client may leave in the undelivered folder in a day (decision 024). */
 export const KEPT_PER_CLIENT = { max: 3, windowSeconds: 24 * 60 * 60 };
+/** What one client may leave in the spam folder in a day (decision 029). */
+export const SPAM_PER_CLIENT = { max: 5, windowSeconds: 24 * 60 * 60 };
 
-export function createGuards(config: AppConfig): Guards {
-  const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
+export function createGuards(config: AppConfig, redis: RedisLink | null): Guards {
   const limiter = createRateLimiter(config.rateLimit, redis, "contact");
-  const keptLimiter = createRateLimiter(KEPT_PER_CLIENT, redis, "contact-kept");
+  const allowance = (limits: AppConfig["rateLimit"], name: string) => {
+    const limit = createRateLimiter(limits, redis, name);
+    return async (key: string) => {
+      try {
+        await limit.consume(key);
+        return true;
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        return false;
+      }
+    };
+  };
+  const mayKeep = allowance(KEPT_PER_CLIENT, "contact-kept");
+  const mayKeepSpam = allowance(SPAM_PER_CLIENT, "contact-spam");
+  const dailyBudget = allowance({ max: config.dailySendLimit, windowSeconds: 24 * 60 * 60 }, "contact-sent");
 
-  const check: Guards["check"] = async (request, message) => {
+  const check: Guards["check"] = async (request, message, client) => {
     if (isBlocked(config.blocklist, message.email)) {
       return { status: 403, reason: "blocklisted" };
     }
@@ -56,7 +75,7 @@ export function createGuards(config: AppConfig): Guards {
     }
     // Last, so refused senders do not use up a real client's allowance.
     try {
-      await limiter.consume(clientKey(request, config.trustProxyHops));
+      await limiter.consume(client);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       return {
@@ -68,21 +87,13 @@ export function createGuards(config: AppConfig): Guards {
     return null;
   };
 
-  const refund: Guards["refund"] = async (request) => {
-    await limiter.reward(clientKey(request, config.trustProxyHops));
+  return {
+    check,
+    refund: async (client) => void (await limiter.reward(client)),
+    mayKeep,
+    mayKeepSpam,
+    mayMail: () => dailyBudget("site"),
   };
-
-  const mayKeep: Guards["mayKeep"] = async (request) => {
-    try {
-      await keptLimiter.consume(clientKey(request, config.trustProxyHops));
-      return true;
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return false;
-    }
-  };
-
-  return { check, refund, mayKeep };
 }
 
 // ---- The block list ----
@@ -96,18 +107,19 @@ export function isBlocked(blocklist: Blocklist, email: string): boolean {
 }
 
 // ---- Who one client is ----
-// Behind N trusted proxies, the N-th address from the right of X-Forwarded-For: one a visitor cannot forge.
-export const SHARED_CLIENT_KEY = "shared";
+// Behind N trusted proxies, the N-th address from the right of X-Forwarded-For: one a visitor cannot
+// forge. With none, the address that connected (the server hands it over as `peerAddress`).
+export const UNKNOWN_CLIENT_KEY = "unknown";
 
-export function clientKey(request: Request, trustProxyHops: number): string {
-  if (trustProxyHops < 1) return SHARED_CLIENT_KEY;
+export function clientKey(request: Request, trustProxyHops: number, peerAddress?: string): string {
+  if (trustProxyHops < 1) return peerAddress ? addressKey(peerAddress) : UNKNOWN_CLIENT_KEY;
   const hops = (request.headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
   // Fewer entries than proxies: the left-most is the peer the first trusted proxy saw.
-  const address = hops[Math.max(0, hops.length - trustProxyHops)];
-  return address ? addressKey(address) : SHARED_CLIENT_KEY;
+  const address = hops[Math.max(0, hops.length - trustProxyHops)] ?? peerAddress;
+  return address ? addressKey(address) : UNKNOWN_CLIENT_KEY;
 }
 
 /** One key per IPv4 address and per IPv6 /64, which one subscriber usually holds whole. */

@@ -1,7 +1,18 @@
 // The contact form without JavaScript: a plain HTML post, the outcome inline
 // in a live region, the page back at #contact, fields empty after success and
 // still filled after failure, and no resend on reload.
-import { expect, expectFields, FAILED, field, fillForm, message, sendButton, SENT, test } from "./fixtures";
+import {
+  expect,
+  expectFields,
+  FAILED,
+  field,
+  fillForm,
+  message,
+  sendAndConfirm,
+  sendButton,
+  SENT,
+  test,
+} from "./fixtures";
 
 test("success: the status inline at #contact, fields empty, and a reload sends nothing", async ({
   page,
@@ -10,7 +21,7 @@ test("success: the status inline at #contact, fields empty, and a reload sends n
 }) => {
   await page.goto("/");
   await fillForm(page, message(mark));
-  await sendButton(page).click();
+  await sendAndConfirm(page, message(mark));
 
   await expect(page).toHaveURL(/\/#contact$/);
   const status = page.locator("#contact [role=status]");
@@ -29,7 +40,7 @@ test("failure: the alert inline at #contact, every field still filled", async ({
   await fake.setMode({ kind: "status", status: 422 }, mark);
   await page.goto("/");
   await fillForm(page, message(mark));
-  await sendButton(page).click();
+  await sendAndConfirm(page, message(mark));
 
   await expect(page).toHaveURL(/#contact$/);
   const alert = page.locator("#contact [role=alert]");

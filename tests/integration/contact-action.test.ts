@@ -391,7 +391,7 @@ describe("guards", () => {
       expect(fake.requests).toHaveLength(3);
     });
 
-    it("without TRUST_PROXY forwarded headers are ignored and all clients share one key", async () => {
+    it("without TRUST_PROXY forwarded headers are ignored: the client is the peer (none here, so one key)", async () => {
       const { run } = setupAction(env());
       expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "203.0.113.7" })));
       expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "198.51.100.9" })));

@@ -1,17 +1,16 @@
 // `npm run outbox -- list|resend` for real: the bundled build/outbox.js run as
 // its own process with the server's environment, against the fake provider.
 // Needs `npm run build` first.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { copyFile, mkdtemp, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
-import { ROOT } from "../support/app-server";
+import { CLI, runOutboxCli } from "../support/outbox-cli";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
 
-const CLI = path.join(ROOT, "build/outbox.js");
 const PRIVATE_KEY = "private_cli_KEY_111";
 
 let fake: EmailJsFake;
@@ -29,22 +28,7 @@ afterEach(() => rm(outbox, { recursive: true, force: true }));
 
 const env = () => relayEnv(fake.url, { OUTBOX_DIR: outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY });
 
-function cli(args: string[], childEnv: Record<string, string> = env()) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      // As in the container: production, and only the variables given.
-      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...childEnv },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], childEnv: Record<string, string> = env()) => runOutboxCli(args, childEnv);
 
 const MESSAGES = [
   { ...VALID, subject: "First" },
@@ -134,7 +118,7 @@ it("resend without EmailJS ids refuses with a clear message; a wrong command sho
 
   const wrong = await cli(["send-all"]);
   expect(wrong.code).toBe(2);
-  expect(wrong.stderr).toContain("usage: npm run outbox -- list|resend");
+  expect(wrong.stderr).toContain("usage: npm run outbox -- list | resend");
 });
 
 it("a bad environment is one clear line, not a stack trace", async () => {
@@ -150,7 +134,8 @@ async function leaveMany(count: number) {
   for (let i = 0; i < count; i++) {
     // Each from its own address: one client may only leave a few (decision 024).
     const client = { "X-Forwarded-For": `203.0.113.${i + 1}` };
-    expectFailure(await run(formRequest({ ...VALID, subject: `Many ${i}` }, client)));
+    const values = { ...VALID, subject: `Many ${i}`, message: `${VALID.message} (${i})` };
+    expectFailure(await run(formRequest(values, client)));
   }
   fake.reset();
 }

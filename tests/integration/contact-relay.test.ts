@@ -7,14 +7,8 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
 import { KEPT_PER_CLIENT } from "~/contact/guards.server";
-import {
-  DEFAULT_RETRY,
-  parseRetryAfter,
-  storeUndelivered,
-  undeliveredFileName,
-  UNDELIVERED_LIMIT,
-  type RetryOptions,
-} from "~/contact/mail.server";
+import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
+import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/store.server";
 import { site } from "~/content/site";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 // A free port has nothing listening: "connection refused".
@@ -266,7 +260,7 @@ describe("the undelivered folder", () => {
     const { run, events } = relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
-    expect(outcomeText(failure.data).description).toContain(`write to me at ${site.contact.email}`);
+    expect(outcomeText(failure.data).detail).toContain(`write to me at ${site.contact.email}`);
     expect(await readdir(dir)).toHaveLength(UNDELIVERED_LIMIT);
     expect(events).toContainEqual({
       outcome: "undelivered",

@@ -1,11 +1,12 @@
 // A throttled post on the wire, as the production server answers it: 429 with
-// Retry-After in seconds, with and without JavaScript (issue 17: the no-JS
-// page lacked the header while a test of the action's return value passed).
+// Retry-After in seconds, with and without JavaScript; and, with no proxy in
+// front, one client is the address that connects.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { raw } from "../support/raw-http";
 import { useAppServer } from "../support/use-app-server";
 
 const server = useAppServer({
@@ -40,5 +41,21 @@ describe("a throttled post", () => {
     const throttled = await post("/_root.data?index");
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get("Retry-After"))).toBeGreaterThan(0);
+  });
+});
+
+describe("without a proxy (TRUST_PROXY unset)", () => {
+  const from = (localAddress: string) =>
+    raw(`${server.app.url}/?index`, {
+      method: "POST",
+      headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
+      body: formBody({ ...VALID, subject: `From ${localAddress}` }).toString(),
+      localAddress,
+    });
+
+  it("a client is the address that connects: one used up does not stop another", async () => {
+    expect((await from("127.0.0.2")).status).toBe(303);
+    expect((await from("127.0.0.2")).status).toBe(429);
+    expect((await from("127.0.0.3")).status).toBe(303);
   });
 });

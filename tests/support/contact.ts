@@ -9,7 +9,8 @@ import {
   createContactFlash,
   type ContactActionOptions,
 } from "~/contact/create-action.server";
-import type { ContactEvent, RetryOptions } from "~/contact/mail.server";
+import type { RetryOptions } from "~/contact/emailjs.server";
+import type { ContactEvent } from "~/contact/transport.server";
 import type { ContactFailure } from "~/contact/contract";
 
 export const OWNER = "Test Owner";
@@ -79,7 +80,8 @@ export function setupAction(
   options: Partial<ContactActionOptions> = {},
 ) {
   const events: ContactEvent[] = [];
-  const config = testConfig(env);
+  // The proof and time limits have their own tests (contact-bots.test.ts); these test what follows them.
+  const config = testConfig({ CONTACT_BOT_CHECKS: "off", ...env });
   const action = createContactAction({
     config,
     toName: OWNER,

@@ -11,10 +11,11 @@ export function raw(
     method = "GET",
     headers = {},
     body,
-  }: { method?: string; headers?: Record<string, string>; body?: string } = {},
+    localAddress,
+  }: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
+    const req = request(url, { method, headers, agent: false, localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () =>

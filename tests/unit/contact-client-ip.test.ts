@@ -1,15 +1,14 @@
 // Who one client is for the rate limit: the TRUST_PROXY rule (docs/configuration.md).
 import { describe, expect, it } from "vitest";
-import { clientKey, SHARED_CLIENT_KEY } from "~/contact/guards.server";
+import { clientKey, UNKNOWN_CLIENT_KEY } from "~/contact/guards.server";
 
 describe("clientKey (TRUST_PROXY)", () => {
   const request = (xff?: string) =>
     new Request("http://x/", { headers: xff === undefined ? {} : { "X-Forwarded-For": xff } });
 
   it.each([
-    [0, "203.0.113.7", SHARED_CLIENT_KEY],
-    [1, undefined, SHARED_CLIENT_KEY],
-    [1, " , ,", SHARED_CLIENT_KEY],
+    [1, undefined, UNKNOWN_CLIENT_KEY],
+    [1, " , ,", UNKNOWN_CLIENT_KEY],
     [1, "203.0.113.7", "203.0.113.7"],
     [1, "1.1.1.1, 203.0.113.7", "203.0.113.7"],
     [2, "1.1.1.1,203.0.113.7 , 10.0.0.1", "203.0.113.7"],
@@ -26,6 +25,17 @@ describe("clientKey (TRUST_PROXY)", () => {
     [1, "not-an-address", "not-an-address"],
   ])("hops %i, X-Forwarded-For %j -> %s", (hops, xff, key) => {
     expect(clientKey(request(xff), hops)).toBe(key);
+  });
+
+  it("without a trusted proxy, a client is the address that connected, whatever the headers say", () => {
+    expect(clientKey(request("203.0.113.7"), 0, "198.51.100.4")).toBe("198.51.100.4");
+    expect(clientKey(request(), 0, "::ffff:198.51.100.4")).toBe("198.51.100.4");
+    expect(clientKey(request(), 0, "2001:db8:0:a::9")).toBe("2001:db8:0:a::/64");
+    expect(clientKey(request("203.0.113.7"), 0)).toBe(UNKNOWN_CLIENT_KEY);
+  });
+
+  it("behind a proxy that sent no X-Forwarded-For, the client is the proxy's peer", () => {
+    expect(clientKey(request(), 1, "10.0.0.2")).toBe("10.0.0.2");
   });
 
   it("bounds the key's length", () => {

@@ -31,10 +31,14 @@ describe("defaults", () => {
         mode: "outbox",
         dir: path.resolve("./outbox"),
         undeliveredDir: path.resolve("./outbox/undelivered"),
+        spamDir: path.resolve("./outbox/spam"),
       },
       rateLimit: { max: 5, windowSeconds: 600 },
       blocklist: { addresses: new Set(), domains: new Set() },
       blockHeadless: false,
+      botChecks: { enabled: true, proofMinSeconds: 3, confirmMinSeconds: 2, maxAgeMinutes: 60 },
+      spamThreshold: 3,
+      dailySendLimit: 100,
       trustProxyHops: 0,
       redisUrl: null,
       port: 3000,
@@ -43,7 +47,9 @@ describe("defaults", () => {
     });
     expect(lines).toEqual([
       `info [contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${path.resolve("./outbox")}`,
-      expect.stringMatching(/^warn \[contact\] TRUST_PROXY is not set: .*share one rate-limit key/),
+      expect.stringMatching(
+        /^warn \[contact\] TRUST_PROXY is not set: .*each visitor is the address that connects/,
+      ),
       expect.stringMatching(/^warn \[session\] SESSION_SECRET is not set: .*replicas do not share them/),
     ]);
   });
@@ -57,6 +63,7 @@ describe("defaults", () => {
       serviceId: "svc_SECRET_2",
       templateId: "tpl_SECRET_3",
       undeliveredDir: path.resolve("./outbox/undelivered"),
+      spamDir: path.resolve("./outbox/spam"),
     });
     expect(lines).toEqual([]);
   });
@@ -70,6 +77,12 @@ describe("defaults", () => {
       CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60",
       CONTACT_BLOCKLIST: " Spam@Example.com ,,other@example.net ",
       CONTACT_BLOCK_HEADLESS: "TRUE",
+      CONTACT_BOT_CHECKS: "off",
+      CONTACT_PROOF_MIN_SECONDS: "5",
+      CONTACT_CONFIRM_MIN_SECONDS: "4",
+      CONTACT_PROOF_MAX_MINUTES: "30",
+      CONTACT_SPAM_THRESHOLD: "6",
+      CONTACT_DAILY_SEND_LIMIT: "20",
       OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
       REDIS_URL: "redis://:SECRET@redis:6379/0",
@@ -86,10 +99,14 @@ describe("defaults", () => {
         templateId: "tpl_SECRET_3",
         privateKey: "priv_SECRET_4",
         undeliveredDir: "/tmp/relay-keeps-undelivered-here/undelivered",
+        spamDir: "/tmp/relay-keeps-undelivered-here/spam",
       },
       rateLimit: { max: 3, windowSeconds: 60 },
       blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },
       blockHeadless: true,
+      botChecks: { enabled: false, proofMinSeconds: 5, confirmMinSeconds: 4, maxAgeMinutes: 30 },
+      spamThreshold: 6,
+      dailySendLimit: 20,
       trustProxyHops: 2,
       redisUrl: "redis://:SECRET@redis:6379/0",
       port: 8080,
@@ -138,6 +155,9 @@ describe("the server refuses to start", () => {
     ["CONTACT_RATE_LIMIT_MAX", "0"],
     ["CONTACT_RATE_LIMIT_WINDOW_SECONDS", "-5"],
     ["CONTACT_BLOCK_HEADLESS", "maybe"],
+    ["CONTACT_BOT_CHECKS", "sometimes"],
+    ["CONTACT_PROOF_MIN_SECONDS", "3s"],
+    ["CONTACT_DAILY_SEND_LIMIT", "0"],
     ["TRUST_PROXY", "yes-please"],
     ["PORT", "70000"],
     ["EMAILJS_API_URL", "ftp://SECRET.example"],

@@ -1,7 +1,15 @@
-// What the visitor reads for each outcome: the site's two texts, except where
-// a refusal can say exactly what to do (too long; too many, and for how long).
+// What the visitor reads for each outcome: the spec's title and text always, and after them what
+// this case adds (too long; too many, and for how long; kept to send later; not kept).
 import { describe, expect, it } from "vitest";
-import { FIELD_BOUNDS, OUTCOME_TEXT, outcomeText, type ContactFailure } from "~/contact/contract";
+import { site } from "~/content/site";
+import {
+  CONFIRM_TEXT,
+  FIELD_BOUNDS,
+  OUTCOME_TEXT,
+  outcomeText,
+  type ContactFailure,
+  type ContactFailureReason,
+} from "~/contact/contract";
 
 const failure = (extra: Partial<ContactFailure>): ContactFailure => ({
   ok: false,
@@ -11,24 +19,55 @@ const failure = (extra: Partial<ContactFailure>): ContactFailure => ({
   ...extra,
 });
 
+const REASONS: ContactFailureReason[] = [
+  "payload_too_large",
+  "unsupported_media_type",
+  "cross_site",
+  "invalid_fields",
+  "blocklisted",
+  "rate_limited",
+  "headless_browser",
+  "upstream_rejected",
+  "upstream_error",
+  "upstream_unreachable",
+  "upstream_dropped",
+  "upstream_timeout",
+  "outbox_write_failed",
+  "not_kept",
+  "network_error",
+];
+
 describe("outcomeText", () => {
-  it("sent and most failures read as the site's two texts", () => {
+  it("sent reads as the spec's text", () => {
     expect(outcomeText({ ok: true })).toEqual(OUTCOME_TEXT.sent);
-    expect(outcomeText(failure({}))).toEqual(OUTCOME_TEXT.failed);
-    expect(outcomeText(failure({ status: 429, reason: "rate_limited" }))).toEqual(OUTCOME_TEXT.failed);
   });
 
-  it("a body over the limit says the message is too long and gives the limit", () => {
-    const text = outcomeText(failure({ status: 413, reason: "payload_too_large" }));
+  it.each(REASONS)("%s: the spec's title and text, word for word, first", (reason) => {
+    const text = outcomeText(failure({ reason, retryAfterMinutes: 3 }));
     expect(text.title).toBe(OUTCOME_TEXT.failed.title);
-    expect(text.description).toContain("too long");
-    expect(text.description).toContain(FIELD_BOUNDS.message.toLocaleString("en"));
+    expect(text.description).toBe(OUTCOME_TEXT.failed.description);
   });
 
-  it("a rate-limited post says when to try again, in whole minutes", () => {
+  it("a body over the limit adds that the message is too long and the limit", () => {
+    const { detail } = outcomeText(failure({ status: 413, reason: "payload_too_large" }));
+    expect(detail).toContain("too long");
+    expect(detail).toContain(FIELD_BOUNDS.message.toLocaleString("en"));
+  });
+
+  it("a rate-limited post adds when to try again, in whole minutes", () => {
     const at = (minutes: number) =>
-      outcomeText(failure({ status: 429, reason: "rate_limited", retryAfterMinutes: minutes })).description;
-    expect(at(1)).toContain("in 1 minute ");
-    expect(at(10)).toContain("in 10 minutes");
+      outcomeText(failure({ status: 429, reason: "rate_limited", retryAfterMinutes: minutes })).detail;
+    expect(at(1)).toContain("in 1 minute.");
+    expect(at(10)).toContain("in 10 minutes.");
+  });
+
+  it("a message kept for redelivery says so; one not kept gives the owner's address", () => {
+    expect(outcomeText(failure({ reason: "upstream_timeout" })).detail).toMatch(/saved and will be sent/);
+    expect(outcomeText(failure({ reason: "not_kept" })).detail).toContain(site.contact.email);
+    expect(outcomeText(failure({ reason: "invalid_fields" })).detail).toBeUndefined();
+  });
+
+  it("a post without proof asks for a second press", () => {
+    expect(outcomeText(failure({ status: 200, reason: "unconfirmed" }))).toEqual(CONFIRM_TEXT);
   });
 });

@@ -4,6 +4,7 @@ import { buttonClass } from "~/components/ui/button";
 import type { ToastItem } from "~/components/ui/toast";
 import type { contactClientAction } from "~/contact/client-action";
 import {
+  CONFIRM_TEXT,
   FIELD_BOUNDS,
   HONEYPOT_FIELD,
   outcomeText,
@@ -22,6 +23,13 @@ const loadToaster = () => import("~/components/ui/toast");
 const Toaster = lazy(loadToaster);
 // The schema loads once the visitor starts on the form; until then the server's answer reports field errors.
 const loadSchema = () => import("~/contact/schema");
+// So does the proof that a person used the form (decision 029).
+const solveProof = () =>
+  import("~/contact/proof.client").then((proof) => proof.solveContactChallenge()).catch(() => null);
+/** The proof being worked out; `value` once it is (null: none could be had). */
+type Proof = { pending: Promise<string | null>; value?: string | null };
+/** How long a press waits for the proof before the form is sent without it (the server then asks to confirm). */
+const PROOF_WAIT_MS = 5_000;
 
 /** Posts to the index action: with JS by a fetcher (toasts), without as a plain form (outcome inline). */
 export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome | null }) {
@@ -31,11 +39,31 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>(serverFailure?.fieldErrors ?? {});
   const [toasts, setToasts] = useState<ToastItem[]>([]);
   const validate = useRef<typeof validateContact>();
-  const busy = fetcher.state !== "idle";
+  const proof = useRef<Proof | null>(null);
+  const proofInput = useRef<HTMLInputElement>(null);
+  const [preparing, setPreparing] = useState(false);
+  const busy = preparing || fetcher.state !== "idle";
+  const latest = fetcher.data ?? serverOutcome;
+  const confirmation =
+    latest?.ok === false && latest.reason === "unconfirmed" ? latest.confirmation : undefined;
+
+  function startProof() {
+    if (proof.current) return;
+    const started: Proof = { pending: solveProof() };
+    void started.pending.then((value) => (started.value = value));
+    proof.current = started;
+  }
 
   useEffect(() => {
     const outcome = fetcher.data;
     if (!outcome) return;
+    if (!outcome.ok && outcome.reason === "unconfirmed") {
+      // A proof sent too early is not used up and goes again with the next press; a missing one is asked anew.
+      if (proof.current?.value === null) proof.current = null;
+      return;
+    }
+    // A proof is used once: the next press needs a new one.
+    proof.current = null;
     if (outcome.ok) {
       // Emptied, not reset: reset() would bring back text a failed plain post rendered.
       for (const element of formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
@@ -52,15 +80,34 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
     setToasts((current) => [...current, { id: Date.now(), variant, ...outcomeText(outcome) }]);
   }, [fetcher.data]);
 
-  // Catches what the browser's own checks let through (a message of spaces, say) before anything is sent.
+  // Catches what the browser's own checks let through (a message of spaces, say) before anything is sent,
+  // and sends the proof with the form, waiting for it briefly if it is still being worked out.
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     void loadToaster(); // ready by the time the answer comes
-    const result = validate.current?.(Object.fromEntries(new FormData(event.currentTarget)));
-    if (!result || result.ok) return setFieldErrors({});
+    const form = event.currentTarget;
+    const result = validate.current?.(Object.fromEntries(new FormData(form)));
+    if (result && !result.ok) {
+      event.preventDefault();
+      setFieldErrors(result.fieldErrors);
+      const first = Object.keys(result.fieldErrors)[0];
+      form.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+      return;
+    }
+    setFieldErrors({});
+    startProof();
+    const current = proof.current!;
+    if (current.value !== undefined) {
+      proofInput.current!.value = current.value ?? "";
+      return;
+    }
     event.preventDefault();
-    setFieldErrors(result.fieldErrors);
-    const first = Object.keys(result.fieldErrors)[0];
-    event.currentTarget.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+    setPreparing(true);
+    const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), PROOF_WAIT_MS));
+    void Promise.race([current.pending, timeout]).then((value) => {
+      proofInput.current!.value = value ?? "";
+      setPreparing(false);
+      fetcher.submit(form);
+    });
   }
 
   function clearError(field: string) {
@@ -95,10 +142,12 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
         onFocus={() => {
           if (!validate.current)
             void loadSchema().then((schema) => (validate.current = schema.validateContact));
+          startProof();
         }}
         onInput={(event) => clearError((event.target as HTMLInputElement).name)}
         className="space-y-5"
       >
+        {confirmation ? <ConfirmNotice /> : null}
         <div className="grid gap-5 sm:grid-cols-2">
           <Field label="Name" name="name" error={fieldErrors.name}>
             <input {...field("name")} type="text" autoComplete="name" />
@@ -118,13 +167,15 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
           <label htmlFor="contact-website">Website</label>
           <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
         </div>
+        <input ref={proofInput} type="hidden" name="altcha" defaultValue="" />
+        {confirmation ? <input type="hidden" name="confirmation" value={confirmation} /> : null}
         <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
           <button type="submit" disabled={busy} className={buttonClass("primary", "md", "w-full sm:w-auto")}>
             {busy ? "Sending..." : "Send Message"}
           </button>
         </div>
         {/* Once the fetcher has answered, toasts report; the page's own outcome is old news. */}
-        {fetcher.data ? null : <InlineOutcome outcome={serverOutcome} />}
+        {fetcher.data || confirmation ? null : <InlineOutcome outcome={serverOutcome} />}
       </fetcher.Form>
       {toasts.length > 0 ? (
         <Suspense fallback={null}>
@@ -164,9 +215,19 @@ function Field({
   );
 }
 
+/** Asks for a second press when the first carried no proof that a person sent it (decision 029). */
+function ConfirmNotice() {
+  return (
+    <div role="status" className="rounded-md border border-primary/40 bg-primary/10 p-4 text-sm">
+      <p className="font-semibold">{CONFIRM_TEXT.title}</p>
+      <p className="mt-1 text-foreground">{CONFIRM_TEXT.description}</p>
+    </div>
+  );
+}
+
 function InlineOutcome({ outcome }: { outcome: ContactOutcome | null }) {
   if (!outcome) return null;
-  const { title, description } = outcomeText(outcome);
+  const { title, description, detail } = outcomeText(outcome);
   return (
     <div
       role={outcome.ok ? "status" : "alert"}
@@ -177,6 +238,7 @@ function InlineOutcome({ outcome }: { outcome: ContactOutcome | null }) {
     >
       <p className={cn("font-semibold", outcome.ok ? "text-success" : "text-destructive")}>{title}</p>
       <p className="mt-1 text-foreground">{description}</p>
+      {detail ? <p className="mt-1 text-foreground">{detail}</p> : null}
     </div>
   );
 }

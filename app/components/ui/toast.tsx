@@ -7,6 +7,8 @@ export type ToastItem = {
   variant?: "default" | "destructive";
   title: string;
   description: string;
+  /** What this case adds after the description. */
+  detail?: string;
 };
 
 /** Provider, toasts and viewport in one module, so a page can load it lazily (decision 005). */
@@ -30,7 +32,7 @@ export default function Toaster({
 type ToastProps = Omit<ToastItem, "id"> & { open: boolean; onOpenChange: (open: boolean) => void };
 
 /** Destructive toasts are announced assertively (type "foreground"). */
-function Toast({ variant = "default", title, description, open, onOpenChange }: ToastProps) {
+function Toast({ variant = "default", title, description, detail, open, onOpenChange }: ToastProps) {
   return (
     <ToastPrimitive.Root
       open={open}
@@ -46,7 +48,10 @@ function Toast({ variant = "default", title, description, open, onOpenChange }: 
     >
       <div className="grid gap-1">
         <ToastPrimitive.Title className="text-sm font-semibold">{title}</ToastPrimitive.Title>
-        <ToastPrimitive.Description className="text-sm opacity-90">{description}</ToastPrimitive.Description>
+        <ToastPrimitive.Description className="grid gap-1 text-sm opacity-90">
+          <span>{description}</span>
+          {detail ? <span>{detail}</span> : null}
+        </ToastPrimitive.Description>
       </div>
       <ToastPrimitive.Close
         aria-label="Close"

@@ -1,0 +1,162 @@
+// Proof that a person used the form (decision 029): an ALTCHA challenge solved in the browser, or,
+// without JavaScript, a signed confirmation token from the page that asks to press Send again.
+// Each is bound to its client, must be old enough, not too old, and is taken once.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
+import { deriveKey } from "altcha-lib/algorithms/sha";
+import { LRUCache } from "lru-cache";
+import type { AppConfig } from "~/config.server";
+import type { RedisLink } from "~/lib/redis.server";
+
+/** The form fields that carry them. */
+export const PROOF_FIELD = "altcha";
+export const CONFIRMATION_FIELD = "confirmation";
+
+/** How much work: SHA-256 rounds the browser tries, from 0 up to a counter in this range. */
+const COUNTER_RANGE = [2_000, 6_000] as const;
+const PROOF_MAX_CHARS = 4_096;
+const TOKEN_MAX_CHARS = 200;
+
+export type ProofVerdict =
+  | { ok: true; via: "proof" | "confirmation" }
+  | {
+      ok: false;
+      problem: "missing" | "invalid" | "expired" | "too_early" | "other_client" | "used";
+      /** A token sent too early goes back as it is, so pressing again soon never restarts its clock. */
+      token?: string;
+    };
+
+export type BotChecks = {
+  /** A challenge for the browser to solve, bound to the client asking. */
+  challenge(client: string): Promise<Challenge>;
+  /** A confirmation token for the page that asks a visitor to press Send again. */
+  confirmation(client: string): string;
+  /** Whether the post carries a valid proof or token for `client`; a valid one is used up. */
+  verify(form: FormData, client: string): Promise<ProofVerdict>;
+};
+
+export function createBotChecks(config: AppConfig, redis: RedisLink | null): BotChecks {
+  const { proofMinSeconds, confirmMinSeconds, maxAgeMinutes } = config.botChecks;
+  const secret = (purpose: string) =>
+    createHmac("sha256", config.sessionSecret).update(`contact-bot-checks:${purpose}`).digest("hex");
+  const challengeSecret = secret("challenge");
+  const keySecret = secret("key");
+  const tokenSecret = secret("confirmation");
+  const maxAgeMs = maxAgeMinutes * 60_000;
+  const claim = createClaims(redis, maxAgeMs);
+  const clientTag = (client: string) =>
+    createHmac("sha256", tokenSecret).update(client).digest("base64url").slice(0, 16);
+
+  const age = (issued: number, minSeconds: number): ProofVerdict | null => {
+    const elapsed = Date.now() - issued;
+    if (!Number.isFinite(elapsed) || elapsed > maxAgeMs) return { ok: false, problem: "expired" };
+    return elapsed < minSeconds * 1_000 ? { ok: false, problem: "too_early" } : null;
+  };
+
+  async function verifyProof(raw: string, client: string): Promise<ProofVerdict> {
+    let payload: { challenge: Challenge; solution: { counter: number; derivedKey: string } };
+    try {
+      payload = JSON.parse(Buffer.from(raw, "base64").toString("utf8"));
+      if (typeof payload?.challenge?.parameters !== "object") return { ok: false, problem: "invalid" };
+    } catch {
+      return { ok: false, problem: "invalid" };
+    }
+    const result = await verifySolution({
+      challenge: payload.challenge,
+      solution: payload.solution,
+      deriveKey,
+      hmacSignatureSecret: challengeSecret,
+      hmacKeySignatureSecret: keySecret,
+    }).catch(() => null);
+    if (result?.expired) return { ok: false, problem: "expired" };
+    if (!result?.verified) return { ok: false, problem: "invalid" };
+    const data = payload.challenge.parameters.data ?? {};
+    if (data.client !== clientTag(client)) return { ok: false, problem: "other_client" };
+    const early = age(Number(data.issued), proofMinSeconds);
+    if (early) return early;
+    return (await claim(`proof:${payload.challenge.signature}`))
+      ? { ok: true, via: "proof" }
+      : { ok: false, problem: "used" };
+  }
+
+  async function verifyConfirmation(token: string, client: string): Promise<ProofVerdict> {
+    const [issued = "", nonce = "", tag = "", signature = ""] = token.split(".");
+    const expected = sign(tokenSecret, `${issued}.${nonce}.${tag}`);
+    if (!/^\d{1,15}$/.test(issued) || !equal(signature, expected)) return { ok: false, problem: "invalid" };
+    if (tag !== clientTag(client)) return { ok: false, problem: "other_client" };
+    const early = age(Number(issued), confirmMinSeconds);
+    if (early) return early.ok || early.problem !== "too_early" ? early : { ...early, token };
+    return (await claim(`confirmation:${nonce}`))
+      ? { ok: true, via: "confirmation" }
+      : { ok: false, problem: "used" };
+  }
+
+  return {
+    challenge: (client) =>
+      createChallenge({
+        algorithm: "SHA-256",
+        cost: 1,
+        counter: randomInt(...COUNTER_RANGE),
+        deriveKey,
+        expiresAt: new Date(Date.now() + maxAgeMs),
+        data: { issued: Date.now(), client: clientTag(client) },
+        hmacSignatureSecret: challengeSecret,
+        hmacKeySignatureSecret: keySecret,
+      }),
+
+    confirmation(client) {
+      const body = `${Date.now()}.${randomBytes(12).toString("base64url")}.${clientTag(client)}`;
+      return `${body}.${sign(tokenSecret, body)}`;
+    },
+
+    async verify(form, client) {
+      const proof = form.get(PROOF_FIELD);
+      const token = form.get(CONFIRMATION_FIELD);
+      let verdict: ProofVerdict = { ok: false, problem: "missing" };
+      if (typeof proof === "string" && proof !== "") {
+        verdict =
+          proof.length > PROOF_MAX_CHARS
+            ? { ok: false, problem: "invalid" }
+            : await verifyProof(proof, client);
+        if (verdict.ok) return verdict;
+      }
+      if (typeof token === "string" && token !== "") {
+        const confirmed =
+          token.length > TOKEN_MAX_CHARS
+            ? { ok: false as const, problem: "invalid" as const }
+            : await verifyConfirmation(token, client);
+        if (confirmed.ok || verdict.problem === "missing") return confirmed;
+        if (confirmed.token) return { ...verdict, token: confirmed.token };
+      }
+      return verdict;
+    },
+  };
+}
+
+function sign(secret: string, text: string) {
+  return createHmac("sha256", secret).update(text).digest("base64url");
+}
+
+function equal(a: string, b: string) {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Takes a one-time key: true the first time, in Redis when set (shared by replicas), else in memory. */
+function createClaims(redis: RedisLink | null, ttlMs: number) {
+  const memory = new LRUCache<string, true>({ max: 100_000, ttl: ttlMs });
+  return async (key: string): Promise<boolean> => {
+    const hashed = createHash("sha256").update(key).digest("base64url");
+    if (redis) {
+      try {
+        return (await redis.client.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK";
+      } catch {
+        // Redis away: this process remembers, as the limits do (decision 011).
+      }
+    }
+    if (memory.has(hashed)) return false;
+    memory.set(hashed, true);
+    return true;
+  };
+}

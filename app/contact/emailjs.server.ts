@@ -1,0 +1,213 @@
+// The EmailJS client: the body @emailjs/browser 4.4.1 sends, posted from the server, retrying only
+// what cannot have been delivered (decisions 001, 006, 026).
+import type { MailConfig } from "~/config.server";
+
+export const EMAILJS_LIB_VERSION = "4.4.1";
+export const EMAILJS_SEND_PATH = "/api/v1.0/email/send";
+
+export type TemplateParams = {
+  name: string;
+  from_email: string;
+  subject: string;
+  message: string;
+  to_name: string;
+};
+
+export type EmailJsSendBody = {
+  lib_version: typeof EMAILJS_LIB_VERSION;
+  user_id: string;
+  service_id: string;
+  template_id: string;
+  template_params: TemplateParams;
+  accessToken?: string;
+};
+
+type Credentials = Pick<
+  Extract<MailConfig, { mode: "relay" }>,
+  "publicKey" | "serviceId" | "templateId" | "privateKey"
+>;
+
+export function buildSendBody(credentials: Credentials, params: TemplateParams): EmailJsSendBody {
+  return {
+    lib_version: EMAILJS_LIB_VERSION,
+    user_id: credentials.publicKey,
+    service_id: credentials.serviceId,
+    template_id: credentials.templateId,
+    template_params: params,
+    // Strict mode: EmailJS then requires the private key on every API call.
+    ...(credentials.privateKey ? { accessToken: credentials.privateKey } : {}),
+  };
+}
+
+export type RetryOptions = {
+  attemptTimeoutMs: number;
+  /** Before the first retry after a failed connection; doubles after each. */
+  initialBackoffMs: number;
+  /** The longest Retry-After of a 429 or 503 that is waited for. */
+  maxRetryAfterMs: number;
+  maxAttempts: number;
+  /** No attempt starts or runs past this, counted from the first. */
+  deadlineMs: number;
+};
+
+// A visitor is waiting on the form: 10 s at most, under the server's 15 s drain bound (decision 006).
+export const DEFAULT_RETRY: RetryOptions = {
+  attemptTimeoutMs: 3_000,
+  initialBackoffMs: 1_000,
+  maxRetryAfterMs: 2_000,
+  maxAttempts: 3,
+  deadlineMs: 10_000,
+};
+
+/** unreachable: no connection was made; dropped: it broke once the request may have been written. */
+export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
+
+export type SendResult = {
+  status: number;
+  text: string;
+  attempts: number;
+  durationMs: number;
+} & (
+  | { ok: true }
+  | {
+      ok: false;
+      failure: SendFailureKind;
+      /** The provider may have received the message (a timeout, a 5xx or a broken connection). */
+      uncertain: boolean;
+    }
+);
+
+type Attempt =
+  | { status: number; text: string; retryAfter: string | null }
+  | { error: "unreachable" | "dropped" | "timeout" };
+
+// DNS and connect failures: no byte of the request was written.
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
+
+function neverSent(cause: unknown): boolean {
+  // With several addresses for one host, Node reports each failed connect in an AggregateError.
+  if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every(neverSent);
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === "string" && NOT_SENT_CODES.has(code);
+}
+
+/** The most of an answer's body that is read, and how long it is waited for (decision 026). */
+const ANSWER_MAX_BYTES = 4 * 1024;
+const ANSWER_WAIT_MS = 500;
+
+async function answerText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), ANSWER_WAIT_MS);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < ANSWER_MAX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // Cut short (the attempt's time ran out): what arrived is enough.
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, ANSWER_MAX_BYTES).toString("utf8");
+}
+
+async function attempt(url: string, payload: string, timeoutMs: number): Promise<Attempt> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: payload,
+      signal: AbortSignal.timeout(timeoutMs),
+      // A redirect is an answer: this address did not take the message (never followed).
+      redirect: "manual",
+    });
+    return {
+      status: response.status,
+      text: await answerText(response),
+      retryAfter: response.headers.get("retry-after"),
+    };
+  } catch (error) {
+    if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+      return { error: "timeout" };
+    }
+    // A TypeError with the cause; anything but a failed connect may have been delivered (decision 006).
+    if (error instanceof TypeError) return { error: neverSent(error.cause) ? "unreachable" : "dropped" };
+    throw error;
+  }
+}
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  // HTTP's date form only (Date.parse alone takes "-1" or "1.5" as dates).
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** POSTs `body` to EmailJS, retrying only what cannot have been delivered (decisions 006, 026). */
+export async function sendEmail(
+  apiUrl: string,
+  body: EmailJsSendBody,
+  options: RetryOptions = DEFAULT_RETRY,
+): Promise<SendResult> {
+  const url = `${apiUrl}${EMAILJS_SEND_PATH}`;
+  const payload = JSON.stringify(body);
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  let backoff = options.initialBackoffMs;
+  let attempts = 0;
+
+  for (;;) {
+    attempts += 1;
+    const remaining = options.deadlineMs - elapsed();
+    // AbortSignal.timeout takes whole milliseconds only.
+    const result = await attempt(
+      url,
+      payload,
+      Math.max(1, Math.ceil(Math.min(options.attemptTimeoutMs, remaining))),
+    );
+    const durationMs = Math.round(elapsed());
+
+    let failure: SendFailureKind;
+    let pause: number | null = null;
+    if ("status" in result) {
+      if (result.status >= 200 && result.status < 300) {
+        return { ok: true, status: result.status, text: result.text, attempts, durationMs };
+      }
+      failure = result.status < 500 ? "rejected" : "server_error";
+      if (result.status === 429 || result.status === 503) {
+        const wait = parseRetryAfter(result.retryAfter);
+        if (wait !== null && wait <= options.maxRetryAfterMs) pause = wait;
+      }
+    } else {
+      failure = result.error;
+      if (failure === "unreachable") {
+        pause = backoff;
+        backoff *= 2;
+      }
+    }
+
+    if (pause === null || attempts >= options.maxAttempts || elapsed() + pause >= options.deadlineMs) {
+      return {
+        ok: false,
+        failure,
+        uncertain: failure === "server_error" || failure === "dropped" || failure === "timeout",
+        status: "status" in result ? result.status : 0,
+        text: "status" in result ? result.text : "Network Error",
+        attempts,
+        durationMs,
+      };
+    }
+    const wait = pause;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

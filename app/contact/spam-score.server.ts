@@ -1,0 +1,131 @@
+// What a message says about its sender: a local, explainable score (decision 029). Each signal has
+// a weight; at the threshold the message is kept as suspected spam instead of mailed.
+import { createHash } from "node:crypto";
+import { isDisposableEmailDomain } from "disposable-email-domains-js";
+import { LRUCache } from "lru-cache";
+import type { RedisLink } from "~/lib/redis.server";
+import type { ContactMessage } from "./schema";
+
+export type SpamSignal =
+  | "two_links"
+  | "many_links"
+  | "link_shortener"
+  | "markup_link"
+  | "link_in_name_or_subject"
+  | "disposable_sender"
+  | "automation_browser"
+  | "not_a_browser"
+  | "same_text_elsewhere"
+  | "same_text_many_clients";
+
+export const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
+  two_links: 1,
+  many_links: 3,
+  link_shortener: 2,
+  markup_link: 3,
+  link_in_name_or_subject: 3,
+  disposable_sender: 2,
+  automation_browser: 1,
+  not_a_browser: 3,
+  same_text_elsewhere: 1,
+  same_text_many_clients: 3,
+};
+
+const URL_PATTERN = /\bhttps?:\/\/[^\s<>"']+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+[^\s<>"']*/giu;
+const HAS_URL = new RegExp(URL_PATTERN.source, "iu");
+/** A name that is nothing but a domain ("cheap-pills.example"). */
+const BARE_DOMAIN = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$/iu;
+const SHORTENERS = new Set([
+  "bit.ly", "t.co", "tinyurl.com", "goo.gl", "ow.ly", "is.gd", "buff.ly", "cutt.ly", "rebrand.ly",
+  "shorturl.at", "tiny.cc", "rb.gy", "t.ly", "s.id", "v.gd", "bl.ink", "lnkd.in", "shorte.st", "adf.ly",
+]); // prettier-ignore
+const MARKUP_LINK = /<a\s[^>]*href|\[url[=\]]|\[link[=\]]/iu;
+const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/iu;
+
+/** The same text from other clients within this window counts. */
+const SAME_TEXT_WINDOW_SECONDS = 60 * 60;
+
+export type SpamInput = {
+  message: ContactMessage;
+  request: Request;
+  client: string;
+  /** Whether the request-level signals (automation, a non-browser post) are looked at (bot checks on). */
+  requestSignals: boolean;
+};
+
+export type SpamScore = { score: number; signals: SpamSignal[] };
+
+export function createSpamScore(redis: RedisLink | null) {
+  const seen = createTextMemory(redis);
+  return async ({ message, request, client, requestSignals }: SpamInput): Promise<SpamScore> => {
+    const signals: SpamSignal[] = [];
+    const links = [...message.message.matchAll(URL_PATTERN)].map(([link]) => link);
+    if (links.length >= 3) signals.push("many_links");
+    else if (links.length === 2) signals.push("two_links");
+    if (links.some((link) => SHORTENERS.has(hostOf(link)))) signals.push("link_shortener");
+    if (MARKUP_LINK.test(message.message)) signals.push("markup_link");
+    if (HAS_URL.test(`${message.name} ${message.subject}`) || BARE_DOMAIN.test(message.name)) {
+      signals.push("link_in_name_or_subject");
+    }
+    if (isDisposable(message.email)) signals.push("disposable_sender");
+    if (requestSignals) {
+      const headers = request.headers;
+      if (AUTOMATION_UA.test(headers.get("user-agent") ?? "")) signals.push("automation_browser");
+      if (!looksLikeBrowserPost(headers)) signals.push("not_a_browser");
+    }
+    const others = await seen(message.message, client);
+    if (others >= 9) signals.push("same_text_many_clients");
+    else if (others >= 3) signals.push("same_text_elsewhere");
+    return { score: signals.reduce((sum, signal) => sum + SIGNAL_WEIGHTS[signal], 0), signals };
+  };
+}
+
+/** Browsers send a User-Agent, Accept-Language, and on a form post Origin or Sec-Fetch-Site. */
+function looksLikeBrowserPost(headers: Headers): boolean {
+  const has = (name: string) => (headers.get(name) ?? "").trim() !== "";
+  return has("user-agent") && has("accept-language") && (has("origin") || has("sec-fetch-site"));
+}
+
+function hostOf(link: string): string {
+  try {
+    return new URL(/^https?:/i.test(link) ? link : `http://${link}`).hostname.replace(/^www\./, "");
+  } catch {
+    return "";
+  }
+}
+
+/** The sender's domain or any parent of it is on the disposable-address list. */
+function isDisposable(email: string): boolean {
+  const labels = email
+    .slice(email.lastIndexOf("@") + 1)
+    .toLowerCase()
+    .split(".");
+  return labels.slice(0, -1).some((_, i) => isDisposableEmailDomain(labels.slice(i).join(".")));
+}
+
+/** Records that `client` sent `text`; answers how many other clients sent it within the window. */
+function createTextMemory(redis: RedisLink | null) {
+  const memory = new LRUCache<string, Set<string>>({ max: 10_000, ttl: SAME_TEXT_WINDOW_SECONDS * 1_000 });
+  return async (text: string, client: string): Promise<number> => {
+    const normalized = text.toLowerCase().replace(/\s+/gu, " ").trim();
+    const hash = createHash("sha256").update(normalized).digest("base64url").slice(0, 32);
+    if (redis) {
+      const key = `portfolio:same-text:${hash}`;
+      try {
+        const [, [, count]] = (await redis.client
+          .multi()
+          .sadd(key, client)
+          .scard(key)
+          .expire(key, SAME_TEXT_WINDOW_SECONDS)
+          .exec()) as [unknown, [unknown, number]];
+        return Math.max(0, count - 1);
+      } catch {
+        // Redis away: this process's memory, as the limits do (decision 011).
+      }
+    }
+    const clients = memory.get(hash) ?? new Set<string>();
+    clients.add(client);
+    memory.set(hash, clients);
+    return clients.size - 1;
+  };
+}

@@ -1,0 +1,223 @@
+// The folders messages are kept in: the outbox (no EmailJS account), undelivered/ (the provider did
+// not take them, decisions 007, 024, 025) and spam/ (suspected spam, decision 029).
+import { createHash, randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { lock } from "proper-lockfile";
+import { z } from "zod";
+import type { ContactFailureReason } from "./contract";
+import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
+
+export type OutboxEntry = {
+  lib_version: typeof EMAILJS_LIB_VERSION;
+  template_params: TemplateParams;
+};
+
+export function outboxEntry(params: TemplateParams): OutboxEntry {
+  return { lib_version: EMAILJS_LIB_VERSION, template_params: params };
+}
+
+export async function writeToOutbox(dir: string, params: TemplateParams): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.json`);
+  // Visitors' addresses are personal data: owner-only permissions.
+  await writeFile(file, `${JSON.stringify(outboxEntry(params), null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  return file;
+}
+
+// ---- Kept messages (undelivered/, spam/): one owner-only file per message, named by its content ----
+/** Why a message is kept: the provider's failure, or the relay's own decision not to send it. */
+export type KeptReason = ContactFailureReason | "suspected_spam" | "over_daily_limit";
+
+export type UndeliveredEntry = OutboxEntry & {
+  /** When the message first failed (ISO 8601). */
+  time: string;
+  reason: KeptReason;
+  /** The provider's last HTTP status, 0 when none came back. */
+  upstreamStatus: number;
+  /** Some attempt may have reached the provider: resending may duplicate it. */
+  uncertain: boolean;
+  /** Suspected spam: what the score found (decision 029). */
+  signals?: string[];
+};
+
+export type UndeliveredFailure = Pick<
+  UndeliveredEntry,
+  "reason" | "upstreamStatus" | "uncertain" | "signals"
+>;
+
+export const UNDELIVERED_LIMIT = 1_000;
+
+export function undeliveredFileName(params: TemplateParams): string {
+  const key = JSON.stringify([params.from_email, params.subject, params.message]);
+  return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
+}
+
+function isEntryFile(name: string): boolean {
+  return name.endsWith(".json") && !name.startsWith(".");
+}
+
+async function entryFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter(isEntryFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+export async function countUndelivered(dir: string): Promise<number> {
+  return (await entryFiles(dir)).length;
+}
+
+/** Runs `work` under the folder's lock `name`; others wait (`wait`) or fail with ELOCKED. */
+async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Locks by distinct paths: proper-lockfile keeps one lock per path in a process.
+  const release = await lock(path.join(dir, `.${name}`), {
+    realpath: false,
+    // A crashed holder's lock is taken over once it has not been refreshed for 10 s.
+    stale: 10_000,
+    retries: wait ? { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 } : 0,
+  });
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+const ENTRY = z.object({
+  lib_version: z.string(),
+  template_params: z.object({
+    name: z.string(),
+    from_email: z.string(),
+    subject: z.string(),
+    message: z.string(),
+    to_name: z.string(),
+  }),
+  time: z.string(),
+  reason: z.string(),
+  upstreamStatus: z.number(),
+  uncertain: z.boolean(),
+  signals: z.array(z.string()).optional(),
+});
+
+const ENTRY_MAX_BYTES = 64 * 1024;
+
+/** The message in `file`, or why it is not one; links and FIFOs are not read (decision 025). */
+export async function readUndelivered(file: string): Promise<UndeliveredEntry | { problem: string }> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { problem: code === "ELOOP" ? "a link, not a file" : `cannot be opened (${code})` };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { problem: "not a regular file" };
+    if (stat.size > ENTRY_MAX_BYTES) return { problem: `too large (${stat.size} bytes)` };
+    const parsed = ENTRY.safeParse(JSON.parse(await handle.readFile("utf8")));
+    return parsed.success ? (parsed.data as UndeliveredEntry) : { problem: "not a kept message" };
+  } catch (error) {
+    return { problem: `not JSON (${(error as Error).message})` };
+  } finally {
+    await handle.close();
+  }
+}
+
+export type Listed = {
+  /** Every waiting message with its file, oldest first. */
+  messages: { file: string; entry: UndeliveredEntry }[];
+  skipped: { file: string; problem: string }[];
+};
+
+export async function listUndelivered(dir: string): Promise<Listed> {
+  const listed: Listed = { messages: [], skipped: [] };
+  for (const name of await entryFiles(dir)) {
+    const file = path.join(dir, name);
+    const entry = await readUndelivered(file);
+    if ("problem" in entry) listed.skipped.push({ file, problem: entry.problem });
+    else listed.messages.push({ file, entry });
+  }
+  listed.messages.sort((a, b) => a.entry.time.localeCompare(b.entry.time));
+  return listed;
+}
+
+/** "new" and "existing" are kept; the others say why a message was not. */
+export type StoreOutcome = "new" | "existing" | "full" | "client_full";
+
+/** Keeps or updates the message's file; `mayKeep` goes last, so a full folder costs the sender nothing. */
+export function storeUndelivered(
+  dir: string,
+  params: TemplateParams,
+  failure: UndeliveredFailure,
+  mayKeep?: () => Promise<boolean>,
+  now = new Date(),
+): Promise<StoreOutcome> {
+  return locked(dir, "store", true, async () => {
+    const file = path.join(dir, undeliveredFileName(params));
+    const previous = await readUndelivered(file);
+    const existing = "problem" in previous ? null : previous;
+    if (!existing) {
+      if ((await countUndelivered(dir)) >= UNDELIVERED_LIMIT) return "full";
+      if (mayKeep && !(await mayKeep())) return "client_full";
+    }
+    const entry: UndeliveredEntry = {
+      ...outboxEntry(params),
+      time: existing?.time ?? now.toISOString(),
+      reason: failure.reason,
+      upstreamStatus: failure.upstreamStatus,
+      uncertain: Boolean(existing?.uncertain) || failure.uncertain,
+      ...(failure.signals ? { signals: failure.signals } : {}),
+    };
+    // Written aside and renamed (decision 007); a failed write (a full disk) leaves no part behind.
+    const temporary = path.join(dir, `.${randomUUID()}.tmp`);
+    try {
+      await writeFile(temporary, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return existing ? "existing" : "new";
+  });
+}
+
+/** Forgets the stored copy of a message that has now been delivered; true when there was one. */
+export async function removeUndelivered(dir: string, params: TemplateParams): Promise<boolean> {
+  try {
+    await rm(path.join(dir, undeliveredFileName(params)));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** Runs `resend` under the resend lock, one file per message; null when locked (decision 025). */
+export function whileResending<T>(dir: string, resend: (listed: Listed) => Promise<T>): Promise<T | null> {
+  return locked(dir, "resend", false, async () => {
+    const listed = await listUndelivered(dir);
+    const own = (entry: UndeliveredEntry) => path.join(dir, undeliveredFileName(entry.template_params));
+    // One file per message: the one already under its own name, else the first found.
+    const chosen = new Map<string, Listed["messages"][number]>();
+    for (const item of listed.messages) {
+      if (!chosen.has(own(item.entry)) || item.file === own(item.entry)) chosen.set(own(item.entry), item);
+    }
+    for (const item of listed.messages) {
+      if (chosen.get(own(item.entry)) !== item) await rm(item.file, { force: true });
+    }
+    const messages: Listed["messages"] = [];
+    for (const [file, item] of chosen) {
+      if (item.file !== file) await rename(item.file, file);
+      messages.push({ file, entry: item.entry });
+    }
+    return resend({ messages, skipped: listed.skipped });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ELOCKED") return null;
+    throw error;
+  });
+}

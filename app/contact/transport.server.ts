@@ -1,0 +1,105 @@
+// The transport (relay or outbox), what is kept when the relay fails, and the contact log: one JSON
+// line per step, with no body, address or key.
+import type { MailConfig } from "~/config.server";
+import { writeLogLine } from "~/lib/log-line.server";
+import type { ContactFailureReason } from "./contract";
+import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind } from "./emailjs.server";
+import type { TemplateParams } from "./emailjs.server";
+import { removeUndelivered, storeUndelivered, writeToOutbox, type StoreOutcome } from "./store.server";
+
+export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
+
+/** Sends one message; `mayKeep` is asked before a failed one is kept as a new file (decision 024). */
+export type Transport = (
+  params: TemplateParams,
+  mayKeep?: () => Promise<boolean>,
+) => Promise<TransportResult>;
+
+const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
+  rejected: { status: 502, reason: "upstream_rejected" },
+  server_error: { status: 502, reason: "upstream_error" },
+  unreachable: { status: 502, reason: "upstream_unreachable" },
+  dropped: { status: 502, reason: "upstream_dropped" },
+  timeout: { status: 504, reason: "upstream_timeout" },
+};
+
+export function createTransport(mail: MailConfig, log: ContactLogger, retry?: RetryOptions): Transport {
+  if (mail.mode === "outbox") {
+    return async (params) => {
+      log({ outcome: "accepted", transport: "outbox" });
+      try {
+        await writeToOutbox(mail.dir, params);
+        return { ok: true };
+      } catch {
+        return { ok: false, status: 500, reason: "outbox_write_failed" };
+      }
+    };
+  }
+
+  return async (params, mayKeep) => {
+    log({ outcome: "accepted", transport: "relay" });
+    const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry);
+    log({
+      outcome: "relayed",
+      ok: result.ok,
+      upstreamStatus: result.status,
+      attempts: result.attempts,
+      durationMs: result.durationMs,
+    });
+    if (result.ok) {
+      // The owner has it now: an earlier failed copy of it is no longer waiting.
+      await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
+      return { ok: true };
+    }
+
+    const failure = FAILURE[result.failure];
+    const kept = { reason: failure.reason, uncertain: result.uncertain };
+    let stored: StoreOutcome | "failed";
+    try {
+      stored = await storeUndelivered(
+        mail.undeliveredDir,
+        params,
+        { ...kept, upstreamStatus: result.status },
+        mayKeep,
+      );
+    } catch {
+      stored = "failed";
+    }
+    log({ outcome: "undelivered", ...kept, stored });
+    // Not sent and not kept: the visitor must know it is up to them now.
+    if (stored !== "new" && stored !== "existing") return { ok: false, status: 503, reason: "not_kept" };
+    return { ok: false, ...failure };
+  };
+}
+
+export type ContactEvent =
+  | { outcome: "accepted"; transport: "relay" | "outbox" }
+  | { outcome: "dropped"; reason: "honeypot" }
+  /** No valid proof or token: the visitor was asked to confirm (decision 029). */
+  | { outcome: "unconfirmed"; problem: string }
+  /** Not mailed but kept for the owner: suspected spam, or past the daily send budget. */
+  | {
+      outcome: "kept";
+      reason: "suspected_spam" | "over_daily_limit";
+      signals?: string[];
+      stored: StoreOutcome | "failed";
+    }
+  | { outcome: "refused"; status: number; reason: ContactFailureReason }
+  | {
+      outcome: "relayed";
+      ok: boolean;
+      upstreamStatus: number;
+      attempts: number;
+      durationMs: number;
+    }
+  | {
+      /** The relay failed and the message was kept in the undelivered folder (or could not be). */
+      outcome: "undelivered";
+      reason: ContactFailureReason;
+      uncertain: boolean;
+      stored: StoreOutcome | "failed";
+    };
+
+export type ContactLogger = (event: ContactEvent) => void;
+
+export const logContactEvent: ContactLogger = (event) => writeLogLine("contact", event);
