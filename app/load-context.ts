@@ -3,6 +3,8 @@ declare module "@remix-run/node" {
   interface AppLoadContext {
     /** A post whose Origin names another site (server/request-checks.ts). */
     crossSite?: boolean;
+    /** The post named an Origin (the request checks remove the header once judged). */
+    sentOrigin?: boolean;
     /** The address that connected: the client when no proxy is trusted (TRUST_PROXY). */
     peerAddress?: string;
   }

@@ -57,6 +57,7 @@ app.all(
     mode: process.env.NODE_ENV,
     getLoadContext: (req, res) => ({
       crossSite: res.locals.crossSite === true,
+      sentOrigin: res.locals.sentOrigin === true,
       peerAddress: req.socket.remoteAddress,
     }),
   }),

@@ -38,6 +38,7 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       return;
     }
     res.locals.crossSite = req.method === "POST" && isCrossSite(req, trustProxyHops);
+    res.locals.sentOrigin = req.get("origin") !== undefined;
     // Remix would judge it again, for HEAD data requests too, and throw.
     delete req.headers.origin;
     next();

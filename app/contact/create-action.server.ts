@@ -158,6 +158,7 @@ export function createContactAction({
       request,
       client,
       requestSignals: config.botChecks.enabled,
+      sentOrigin: context.sentOrigin === true,
     });
     if (score >= config.spamThreshold) {
       return keep(request, fields, config.mail.spamDir, params, { reason: "suspected_spam", signals }, () =>

@@ -51,13 +51,15 @@ export type SpamInput = {
   client: string;
   /** Whether the request-level signals (automation, a non-browser post) are looked at (bot checks on). */
   requestSignals: boolean;
+  /** The post named an Origin (the server removes the header before the action runs). */
+  sentOrigin: boolean;
 };
 
 export type SpamScore = { score: number; signals: SpamSignal[] };
 
 export function createSpamScore(redis: RedisLink | null) {
   const seen = createTextMemory(redis);
-  return async ({ message, request, client, requestSignals }: SpamInput): Promise<SpamScore> => {
+  return async ({ message, request, client, requestSignals, sentOrigin }: SpamInput): Promise<SpamScore> => {
     const signals: SpamSignal[] = [];
     const links = [...message.message.matchAll(URL_PATTERN)].map(([link]) => link);
     if (links.length >= 3) signals.push("many_links");
@@ -71,7 +73,7 @@ export function createSpamScore(redis: RedisLink | null) {
     if (requestSignals) {
       const headers = request.headers;
       if (AUTOMATION_UA.test(headers.get("user-agent") ?? "")) signals.push("automation_browser");
-      if (!looksLikeBrowserPost(headers)) signals.push("not_a_browser");
+      if (!looksLikeBrowserPost(headers, sentOrigin)) signals.push("not_a_browser");
     }
     const others = await seen(message.message, client);
     if (others >= 9) signals.push("same_text_many_clients");
@@ -81,9 +83,11 @@ export function createSpamScore(redis: RedisLink | null) {
 }
 
 /** Browsers send a User-Agent, Accept-Language, and on a form post Origin or Sec-Fetch-Site. */
-function looksLikeBrowserPost(headers: Headers): boolean {
+function looksLikeBrowserPost(headers: Headers, sentOrigin: boolean): boolean {
   const has = (name: string) => (headers.get(name) ?? "").trim() !== "";
-  return has("user-agent") && has("accept-language") && (has("origin") || has("sec-fetch-site"));
+  return (
+    has("user-agent") && has("accept-language") && (sentOrigin || has("origin") || has("sec-fetch-site"))
+  );
 }
 
 function hostOf(link: string): string {

@@ -17,6 +17,7 @@ import {
   type ReplayedImage,
 } from "../support/docker/runtime-stage";
 import { ROOT } from "../support/app-server";
+import { fetchProof, notBefore } from "../support/proof";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { freePort } from "../support/free-port";
 
@@ -141,16 +142,19 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     expect((await fetch(`${url}/favicon.svg`)).status).toBe(200);
   });
 
-  it("lets the unprivileged user write contact messages to the outbox", async () => {
+  it("lets the unprivileged user write contact messages to the outbox, with the proof a browser solves", async () => {
+    const headers = { ...BROWSER_HEADERS, Origin: url };
+    const proof = await fetchProof(url, headers);
+    await notBefore(proof.issuedAt, 3);
     const response = await fetch(`${url}/?index`, {
       method: "POST",
-      headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-      body: formBody(VALID),
+      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+      body: formBody({ ...VALID, altcha: proof.payload }),
       redirect: "manual",
     });
     expect(response.status).toBe(303);
-    expect(readdirSync(join(image.dir, "outbox"))).toHaveLength(1);
-  });
+    expect(readdirSync(join(image.dir, "outbox")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
+  }, 15_000);
 
   it("runs the outbox CLI (`node build/outbox.js`) with only the production dependencies", () => {
     const result = spawnSync(image.node, ["build/outbox.js", "list"], {
