@@ -31,6 +31,8 @@ export type AppConfig = {
   spamThreshold: number;
   /** Messages mailed per day, site-wide; past it they are kept for the owner. */
   dailySendLimit: number;
+  /** How kept messages are sent again by themselves (decision 030), in seconds but `forHours`. */
+  redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
   /** Proxies in front of us; 0 means forwarded headers are ignored. */
   trustProxyHops: number;
   /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
@@ -107,6 +109,10 @@ const envSchema = z.object({
   CONTACT_PROOF_MAX_MINUTES: intInRange(60, 1, 24 * 60),
   CONTACT_SPAM_THRESHOLD: intInRange(3, 1, 100),
   CONTACT_DAILY_SEND_LIMIT: intInRange(100, 1, 1_000_000),
+  CONTACT_REDELIVER_FIRST_SECONDS: intInRange(60, 1, 86_400),
+  CONTACT_REDELIVER_UNCERTAIN_SECONDS: intInRange(900, 1, 86_400),
+  CONTACT_REDELIVER_MAX_SECONDS: intInRange(3_600, 1, 86_400),
+  CONTACT_REDELIVER_FOR_HOURS: intInRange(72, 1, 24 * 60),
   OUTBOX_DIR: optional,
   TRUST_PROXY: trustProxy,
   REDIS_URL: z.preprocess(
@@ -196,6 +202,12 @@ export function loadConfig(
     },
     spamThreshold: e.CONTACT_SPAM_THRESHOLD,
     dailySendLimit: e.CONTACT_DAILY_SEND_LIMIT,
+    redelivery: {
+      firstSeconds: e.CONTACT_REDELIVER_FIRST_SECONDS,
+      uncertainSeconds: e.CONTACT_REDELIVER_UNCERTAIN_SECONDS,
+      maxSeconds: e.CONTACT_REDELIVER_MAX_SECONDS,
+      forHours: e.CONTACT_REDELIVER_FOR_HOURS,
+    },
     trustProxyHops: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL ?? null,
     port: e.PORT,

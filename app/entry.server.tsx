@@ -17,6 +17,8 @@ export const serverOptions: ServerOptions = {
 };
 /** The server answers cookieless requests for shared pages with this, before Remix runs. */
 export { sharedPageReply } from "~/page-response.server";
+/** The server starts it once it listens and stops it before it exits (decision 030). */
+export { startContactRedelivery } from "~/contact/action.server";
 
 export default function handleRequest(
   request: Request,

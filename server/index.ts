@@ -19,7 +19,10 @@ process.env.NODE_ENV ??= "production";
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-const entry = build.entry.module as unknown as Pick<typeof AppEntry, "serverOptions" | "sharedPageReply">;
+const entry = build.entry.module as unknown as Pick<
+  typeof AppEntry,
+  "serverOptions" | "sharedPageReply" | "startContactRedelivery"
+>;
 const { port, host, trustProxyHops } = entry.serverOptions;
 
 const app = express();
@@ -78,4 +81,5 @@ app.use(onError);
 
 const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
 const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
-drainOnSignal(server);
+const redelivery = entry.startContactRedelivery();
+drainOnSignal(server, redelivery.stop);

@@ -10,6 +10,7 @@ import {
   type Listed,
   type UndeliveredEntry,
 } from "~/contact/store.server";
+import { nextAttemptAt } from "~/contact/redelivery.server";
 import { createTransport, type ContactEvent } from "~/contact/transport.server";
 
 const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release FILE | spam delete FILE
@@ -18,9 +19,16 @@ const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release
 function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
-  const doubt = entry.uncertain ? ", may have been delivered" : "";
+  const doubt = entry.uncertain ? ", uncertain: may have been delivered" : "";
   const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
+}
+
+/** Where the redelivery stands for a waiting message (decision 030). */
+function state(entry: UndeliveredEntry, settings: Parameters<typeof nextAttemptAt>[1]): string {
+  const attempts = `${entry.attempts ?? 0} attempt(s) by itself`;
+  if (entry.gaveUp) return `  [given up after ${attempts}: resend or delete it]`;
+  return `  [waiting, next attempt ${new Date(nextAttemptAt(entry, settings)).toISOString()}, ${attempts}]`;
 }
 
 function reportSkipped(skipped: Listed["skipped"]): boolean {
@@ -28,9 +36,9 @@ function reportSkipped(skipped: Listed["skipped"]): boolean {
   return skipped.length > 0;
 }
 
-async function list(dir: string, what: string): Promise<number> {
+async function list(dir: string, what: string, settings?: Parameters<typeof state>[1]): Promise<number> {
   const { messages, skipped } = await listUndelivered(dir);
-  for (const item of messages) console.log(describe(item));
+  for (const item of messages) console.log(describe(item) + (settings ? state(item.entry, settings) : ""));
   console.log(`${messages.length} ${what} message(s) in ${dir}`);
   return reportSkipped(skipped) ? 1 : 0;
 }
@@ -88,7 +96,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
   const dir = config.mail.undeliveredDir;
 
   if (command === "spam") return spam(config, rest[0], rest[1]);
-  if (command === "list") return list(dir, "undelivered");
+  if (command === "list") return list(dir, "undelivered", config.redelivery);
 
   if (config.mail.mode !== "relay") {
     console.error(

@@ -4,8 +4,9 @@ import type { Socket } from "node:net";
 /** Longer than the mail relay's 10 s deadline plus rendering: a post in flight at SIGTERM is answered. */
 export const DRAIN_BOUND_MS = 15_000;
 
-// Cuts connections with no fully-arrived request, answers the rest and exits 0; 1 if the bound runs out.
-export function drainOnSignal(server: Server, boundMs = DRAIN_BOUND_MS) {
+// Cuts connections with no fully-arrived request, answers the rest, lets `finish` (the redelivery in
+// flight) end, and exits 0; 1 if the bound runs out.
+export function drainOnSignal(server: Server, finish: () => Promise<void>, boundMs = DRAIN_BOUND_MS) {
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, IncomingMessage>();
   let stopping = false;
@@ -34,7 +35,8 @@ export function drainOnSignal(server: Server, boundMs = DRAIN_BOUND_MS) {
     process.once(signal, () => {
       stopping = true;
       console.log(`[shutdown] ${signal}: answering requests in flight (at most ${boundMs / 1000} s)`);
-      server.close(() => {
+      const answered = new Promise<void>((resolve) => server.close(() => resolve()));
+      void Promise.all([answered, finish()]).then(() => {
         console.log("[shutdown] every request answered");
         process.exit(0);
       });

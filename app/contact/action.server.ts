@@ -1,17 +1,27 @@
-// The contact action, its flash and its challenge as the app runs them, with the configuration read at start.
+// The contact action, its flash, its challenge and the redelivery as the app runs them, with the
+// configuration read at start.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
 import { site } from "~/content/site";
 import { sharedRedis } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
 import { createContactAction, createContactFlash } from "./create-action.server";
-import { clientKey } from "./guards.server";
+import { clientKey, createGuards } from "./guards.server";
+import { startRedelivery, type Redelivery } from "./redelivery.server";
+
+const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
+const guards = createGuards(config, redis);
+const botChecks = createBotChecks(config, redis);
 
 export const contactFlash = createContactFlash(config.sessionSecret);
 
-export const contactAction = createContactAction({ config, toName: site.name, flash: contactFlash });
-
-const botChecks = createBotChecks(config, config.redisUrl ? sharedRedis(config.redisUrl) : null);
+export const contactAction = createContactAction({ config, toName: site.name, flash: contactFlash, guards });
 
 export const contactChallenge = ({ request, context }: Pick<LoaderFunctionArgs, "request" | "context">) =>
   botChecks.challenge(clientKey(request, config.trustProxyHops, context.peerAddress));
+
+/** Started by the server once it listens; nothing to redeliver in outbox mode. */
+export function startContactRedelivery(): Redelivery {
+  if (config.mail.mode !== "relay") return { stop: async () => {} };
+  return startRedelivery({ mail: config.mail, settings: config.redelivery, mayMail: guards.mayMail });
+}

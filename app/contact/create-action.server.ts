@@ -7,7 +7,7 @@ import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";
 import type { AppConfig } from "~/config.server";
 import { createBotChecks } from "./bot-checks.server";
-import { clientKey, createGuards, honeypotFilled } from "./guards.server";
+import { clientKey, createGuards, honeypotFilled, type Guards } from "./guards.server";
 import {
   CONTACT_FIELDS,
   type ContactFailure,
@@ -35,6 +35,8 @@ export type ContactActionOptions = {
   flash: ContactFlash;
   log?: ContactLogger;
   retry?: RetryOptions;
+  /** Shared with the redelivery, which spends the same daily budget. */
+  guards?: Guards;
 };
 
 const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message: "" };
@@ -45,9 +47,10 @@ export function createContactAction({
   flash,
   log = logContactEvent,
   retry,
+  guards: given,
 }: ContactActionOptions) {
   const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
-  const guards = createGuards(config, redis);
+  const guards = given ?? createGuards(config, redis);
   const botChecks = createBotChecks(config, redis);
   const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);

@@ -40,6 +40,10 @@ export type UndeliveredEntry = OutboxEntry & {
   uncertain: boolean;
   /** Suspected spam: what the score found (decision 029). */
   signals?: string[];
+  /** Redelivery (decision 030): attempts made, when the next is due (ISO 8601), and whether it stopped. */
+  attempts?: number;
+  nextAttempt?: string;
+  gaveUp?: boolean;
 };
 
 export type UndeliveredFailure = Pick<
@@ -102,6 +106,9 @@ const ENTRY = z.object({
   upstreamStatus: z.number(),
   uncertain: z.boolean(),
   signals: z.array(z.string()).optional(),
+  attempts: z.number().optional(),
+  nextAttempt: z.string().optional(),
+  gaveUp: z.boolean().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
@@ -165,25 +172,29 @@ export function storeUndelivered(
       if ((await countUndelivered(dir)) >= UNDELIVERED_LIMIT) return "full";
       if (mayKeep && !(await mayKeep())) return "client_full";
     }
-    const entry: UndeliveredEntry = {
+    await writeEntry(file, {
+      ...existing,
       ...outboxEntry(params),
       time: existing?.time ?? now.toISOString(),
       reason: failure.reason,
       upstreamStatus: failure.upstreamStatus,
       uncertain: Boolean(existing?.uncertain) || failure.uncertain,
       ...(failure.signals ? { signals: failure.signals } : {}),
-    };
-    // Written aside and renamed (decision 007); a failed write (a full disk) leaves no part behind.
-    const temporary = path.join(dir, `.${randomUUID()}.tmp`);
-    try {
-      await writeFile(temporary, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-      await rename(temporary, file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    });
     return existing ? "existing" : "new";
   });
+}
+
+/** Writes a kept message's file aside and renames it (decision 007): a failed write leaves no part behind. */
+export async function writeEntry(file: string, entry: UndeliveredEntry): Promise<void> {
+  const temporary = path.join(path.dirname(file), `.${randomUUID()}.tmp`);
+  try {
+    await writeFile(temporary, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** Forgets the stored copy of a message that has now been delivered; true when there was one. */

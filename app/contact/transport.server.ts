@@ -15,7 +15,7 @@ export type Transport = (
   mayKeep?: () => Promise<boolean>,
 ) => Promise<TransportResult>;
 
-const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
+export const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
   rejected: { status: 502, reason: "upstream_rejected" },
   server_error: { status: 502, reason: "upstream_error" },
   unreachable: { status: 502, reason: "upstream_unreachable" },
@@ -77,6 +77,11 @@ export type ContactEvent =
   | { outcome: "dropped"; reason: "honeypot" }
   /** No valid proof or token: the visitor was asked to confirm (decision 029). */
   | { outcome: "unconfirmed"; problem: string }
+  /** Sending again by itself (decision 030): sent, failed again (next time later), or too old to try. */
+  | { outcome: "redelivered"; attempts: number; uncertain: boolean }
+  | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
+  | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
+  | { outcome: "redelivery_error"; error: string }
   /** Not mailed but kept for the owner: suspected spam, or past the daily send budget. */
   | {
       outcome: "kept";

@@ -109,6 +109,35 @@ export const sendButton = (page: Page) =>
 
 export const CONFIRM_TITLE = "Please confirm your message";
 
+/** The failures a visitor can meet, how to bring each about, and the line that follows the spec's text. */
+export const failureCases: {
+  name: string;
+  arrange: (fake: ReturnType<typeof fakeControl>, mark: string) => Promise<void>;
+  posts: (mark: string) => Message[];
+  detail?: string;
+}[] = [
+  {
+    name: "kept to send later (the provider refused)",
+    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: "Bad" }, mark),
+    posts: (mark) => [message(mark)],
+    detail: "Your message is saved and will be sent when the mail service is back.",
+  },
+  {
+    name: "not kept (a visitor's fourth failed message in a day)",
+    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: "Bad" }, mark),
+    posts: (mark) => [1, 2, 3, 4].map((n) => ({ ...message(mark), subject: `Try ${n} ${mark}` })),
+    detail: `It could not be kept to send later: please write to me at ${site.contact.email}.`,
+  },
+  {
+    name: "refused (the sender is on the block list)",
+    arrange: async () => {},
+    posts: (mark) => [{ ...message(mark), email: `someone@${BLOCKED_DOMAIN}` }],
+  },
+];
+
+/** The e2e server refuses senders at this domain (global setup). */
+export const BLOCKED_DOMAIN = "blocked.example";
+
 /** Without JavaScript a post carries no proof: the page asks to press Send again, with the text kept. */
 export async function sendAndConfirm(page: Page, values: Message) {
   await sendButton(page).click();

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmailJsFake } from "../support/emailjs-fake";
 import { startAppServer } from "../support/app-server";
-import { E2E_EMAILJS_IDS, FAKE_URL_ENV } from "./fixtures";
+import { BLOCKED_DOMAIN, E2E_EMAILJS_IDS, FAKE_URL_ENV } from "./fixtures";
 
 /**
  * Starts the production build once for the whole run, relaying mail to a fake
@@ -24,6 +24,7 @@ export default async function globalSetup() {
       // some tests send more than the default 5 messages.
       TRUST_PROXY: "1",
       CONTACT_RATE_LIMIT_MAX: "1000",
+      CONTACT_BLOCKLIST: `@${BLOCKED_DOMAIN}`,
       // The real proof and confirmation, without their minimum times: these tests fill the form at once
       // (people's timing: tests/integration/contact-bots.test.ts).
       CONTACT_BOT_CHECKS: "on",

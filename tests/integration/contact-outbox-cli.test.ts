@@ -55,9 +55,11 @@ it("list shows each undelivered message's time, sender, subject and reason, neve
   const entries = lines.slice(0, 3);
   const line = (subject: string) => entries.find((entry) => entry.includes(`"${subject}"`));
   expect(line("First")).toMatch(
-    /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}Ada Lovelace <ada@example\.com> {2}"First" {2}\(upstream_error 500, may have been delivered\) {2}[0-9a-f]{32}\.json$/,
+    /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}Ada Lovelace <ada@example\.com> {2}"First" {2}\(upstream_error 500, uncertain: may have been delivered\) {2}[0-9a-f]{32}\.json {2}\[waiting, next attempt \d{4}-[\d-]+T[\d:.]+Z, 0 attempt\(s\) by itself\]$/,
   );
-  expect(line("Second")).toContain(`Grace Hopper <grace@example.org>  "Second"  (upstream_error 500, may`);
+  expect(line("Second")).toContain(
+    `Grace Hopper <grace@example.org>  "Second"  (upstream_error 500, uncertain: may`,
+  );
   expect(line("Third")).toContain(`"Third"  (upstream_rejected 400)  `);
   // Oldest first.
   const times = entries.map((entry) => entry.split(" ")[0]!);

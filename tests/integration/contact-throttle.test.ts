@@ -4,7 +4,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium } from "@playwright/test";
 import { describe, expect, it } from "vitest";
+import { OUTCOME_TEXT } from "~/contact/contract";
+import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
+import { waitForHydration } from "../support/hydration";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { raw } from "../support/raw-http";
 import { useAppServer } from "../support/use-app-server";
@@ -33,6 +37,8 @@ describe("a throttled post", () => {
     expect(seconds).toBeGreaterThan(0);
     expect(seconds).toBeLessThanOrEqual(600);
     const page = await throttled.text();
+    expect(page).toContain(OUTCOME_TEXT.failed.title);
+    expect(page).toContain(OUTCOME_TEXT.failed.description);
     expect(page).toContain(`try again in ${Math.ceil(seconds / 60)} minutes`);
     expect(page).toContain(VALID.subject);
   });
@@ -42,6 +48,23 @@ describe("a throttled post", () => {
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
+
+  it("in the browser, the toast says the spec's title and text, then when to try again", async () => {
+    const browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
+    try {
+      const page = await browser.newPage();
+      await page.goto(server.app.url);
+      await waitForHydration(page);
+      for (const [name, value] of Object.entries(VALID)) await page.locator(`#contact-${name}`).fill(value);
+      await page.locator("#contact form button[type=submit]").click();
+      const toast = page.locator("ol > li[data-state=open]");
+      await toast.getByText(OUTCOME_TEXT.failed.title, { exact: true }).waitFor();
+      expect(await toast.getByText(OUTCOME_TEXT.failed.description, { exact: true }).count()).toBe(1);
+      expect(await toast.getByText(/please try again in \d+ minutes?\./).count()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 30_000);
 });
 
 describe("without a proxy (TRUST_PROXY unset)", () => {
