@@ -120,9 +120,11 @@ export function sharedPageReply(pathname: string, asked: Asked): Reply | null {
 }
 
 function reply(page: Page, policy: string, asked: Asked): Reply {
-  const encoding = new Negotiator({
-    headers: { "accept-encoding": asked["accept-encoding"] ?? "identity" },
-  }).encoding(ENCODINGS) as Encoding;
+  // Nothing acceptable (`*;q=0`, `identity;q=0`): the plain page all the same (decision 028).
+  const encoding =
+    (new Negotiator({
+      headers: { "accept-encoding": asked["accept-encoding"] ?? "identity" },
+    }).encoding(ENCODINGS) as Encoding | undefined) ?? "identity";
   const etag = page.etag(encoding);
   const headers: Record<string, string> = {
     "Content-Type": "text/html; charset=utf-8",

@@ -159,3 +159,22 @@ describe("one page, one set of bytes", () => {
     expect(decode(after)).not.toContain(mark);
   });
 });
+
+describe("an encoding the client refuses", () => {
+  // Negotiation finding nothing acceptable answered 500 ("-undefined" ETag) or "Content-Encoding: undefined".
+  it.each(["*;q=0", "identity;q=0", "br;q=0, gzip;q=0, identity;q=0"])(
+    "%s gets the plain page, kept or rendered, never a 500",
+    async (acceptEncoding) => {
+      for (const cookie of [undefined, "unrelated=1"]) {
+        const asked: Record<string, string> = cookie ? { Cookie: cookie } : {};
+        const plain = await get("/", { ...asked, "Accept-Encoding": "identity" });
+        const page = await get("/", { ...asked, "Accept-Encoding": acceptEncoding });
+        const what = `${acceptEncoding} ${cookie ?? "cookieless"}`;
+        expect(page.status, what).toBe(200);
+        expect(header(page, "content-encoding"), what).toBe("");
+        expect(header(page, "etag"), what).toBe(header(plain, "etag"));
+        expect(page.body.equals(plain.body), what).toBe(true);
+      }
+    },
+  );
+});
