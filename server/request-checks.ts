@@ -1,3 +1,4 @@
+// The checks every request passes before Remix runs, and the Origin of a post judged (decision 020).
 import type { ServerBuild } from "@remix-run/node";
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import { logRefusal } from "./log";
@@ -5,9 +6,10 @@ import { logRefusal } from "./log";
 const READ_ONLY = ["GET", "HEAD"];
 const WITH_POST = [...READ_ONLY, "POST"];
 
-// What Remix would not refuse cleanly, refused before it runs (decision 020): a URL, Host or target
-// that does not parse → 400; repeated slashes → 301/308 to single ones, one address per page; a
-// method the path does not take → 405. It also judges a post's Origin for the actions (`crossSite`).
+// What Remix would not refuse cleanly, refused before it runs (decisions 020 and 028): a URL, Host or
+// target that does not parse → 400; repeated slashes or backslashes → 301/308 to single slashes, one
+// address per page; an encoded backslash → 404; `?_data` → 400; a method the path does not take →
+// 405. It also judges a post's Origin for the actions (`crossSite`).
 export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
   const postPaths = actionPaths(build);
   return (req, res, next) => {
@@ -17,14 +19,26 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
       return;
     }
-    if (req.path.includes("//")) {
-      const query = req.originalUrl.indexOf("?");
-      // A backslash is a slash to browsers: "/\evil.example" would leave the site.
-      const single = req.path.replace(/\/{2,}/g, "/").replace(/\\/g, "%5C");
+    const query = req.originalUrl.indexOf("?");
+    // A backslash is a slash to browsers and in the URL Remix is given ("/\" is "//").
+    if (/\/\/|\\/.test(req.path)) {
+      const single = req.path.replace(/[/\\]+/g, "/");
       res.redirect(
         READ_ONLY.includes(req.method) ? 301 : 308,
         single + (query < 0 ? "" : req.originalUrl.slice(query)),
       );
+      return;
+    }
+    // No page has one, and react-router cannot make a URL of a path that starts with one.
+    if (pathname.includes("\\")) {
+      logRefusal(404, "backslash_path", req);
+      res.status(404).type("text/plain").send("Not found.");
+      return;
+    }
+    // Single fetch never sends it; Remix would answer and log a warning with a stack.
+    if (query >= 0 && new URLSearchParams(req.originalUrl.slice(query)).has("_data")) {
+      logRefusal(400, "data_query", req);
+      res.status(400).type("text/plain").send("Bad request: this site takes no ?_data requests.");
       return;
     }
     const allowed = postPaths.has(routePath(pathname)) ? WITH_POST : READ_ONLY;

@@ -1,6 +1,7 @@
 // Requests a browser would never send, or a proxy in front rewrites, against
 // the production server: each gets a clear 4xx (never a 5xx or a reset), no
 // mail is sent, and the log has one short line without a stack trace.
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
@@ -92,8 +93,8 @@ describe("malformed URLs", () => {
     ["//", "/"],
     ["/a//b///c?q=1//2", "/a/b/c?q=1//2"],
     ["//evil.example/x", "/evil.example/x"],
-    ["//\\evil.example", "/%5Cevil.example"],
-    ["///\\/evil.example", "/%5C/evil.example"],
+    ["//\\evil.example", "/evil.example"],
+    ["///\\/evil.example", "/evil.example"],
   ])("%s is redirected to %s, on this site", async (path, location) => {
     const answer = await raw("GET", path, { Host: `127.0.0.1:${relay.app.port}` });
     expect(answer.status).toBe(301);
@@ -112,6 +113,64 @@ describe("malformed URLs", () => {
     async (target) => {
       const answer = await raw("GET", target, { Host: `127.0.0.1:${relay.app.port}` });
       expect(answer.status).toBe(400);
+    },
+  );
+});
+
+describe("backslashes", () => {
+  const host = () => ({ Host: `127.0.0.1:${relay.app.port}` });
+  /** The server's CPU time so far, in ms (utime + stime, clock ticks of 10 ms). */
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${relay.app.child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+
+  // A backslash is a slash to browsers and to the URL Remix is given: "/\" was the home page, anew.
+  it.each([
+    ["/\\", "/"],
+    ["/\\\\\\", "/"],
+    ["/\\evil.example", "/evil.example"],
+    ["/a\\b?q=\\", "/a/b?q=\\"],
+  ])("%s is redirected to %s, on this site", async (path, location) => {
+    const answer = await raw("GET", path, host());
+    expect(answer.status).toBe(301);
+    expect(answer.headers.location).toBe(location);
+  });
+
+  it("40 spellings of / cost no render, nor push / out of memory", async () => {
+    await raw("GET", "/", host());
+    const before = cpuMs();
+    for (let count = 1; count <= 40; count++) {
+      expect((await raw("GET", `/${"\\".repeat(count)}`, host())).status).toBe(301);
+    }
+    for (let count = 0; count < 20; count++) expect((await raw("GET", "/", host())).status).toBe(200);
+    // Each was a render and a brotli-11 copy: 62 ms of CPU, 2.5 s for the 40.
+    expect(cpuMs() - before).toBeLessThan(500);
+  });
+
+  // react-router could not make a URL of "/\": a 500 and a 2 KB stack in the log for each.
+  it.each(["/%5C", "/%5c", "/%5C%5C", "/%5C?x=1", "/x/%5C"])(
+    "%s (no page has a backslash) is a 404, logged in one line",
+    async (path) => {
+      const from = relay.app.output().length;
+      const answer = await raw("GET", path, host());
+      expect(answer.status).toBe(404);
+      await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"backslash_path"'));
+      expect(relay.app.output().slice(from)).not.toMatch(/Error|\n\s+at /);
+    },
+  );
+});
+
+describe("legacy data requests", () => {
+  // Single fetch never sends ?_data; Remix answered it and logged a warning with a stack each time.
+  it.each(["/?_data=root", "/?_data=routes%2F_index", "/_root.data?_data=root"])(
+    "%s with a cookie is refused in one line, no stack",
+    async (path) => {
+      const from = relay.app.output().length;
+      const answer = await raw("GET", path, { Host: `127.0.0.1:${relay.app.port}`, Cookie: "theme=dark" });
+      expect(answer.status).toBe(400);
+      await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"data_query"'));
+      expect(relay.app.output().slice(from)).not.toMatch(/Error|\n\s+at /);
     },
   );
 });
