@@ -157,10 +157,19 @@ export function dataCaching(headers: Headers) {
 }
 
 function variant(request: Request, status: number, headers: Headers, context: EntryContext) {
-  const { actionData, errors, loaderData } = context.staticHandlerContext;
+  const { actionData, errors, loaderData, matches } = context.staticHandlerContext;
   if (!isRead(request) || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;
+  // Another spelling of a page ("//", "/About") is never kept: it would push the real one out (decision 028).
+  const pathname = new URL(request.url).pathname;
+  if (pathname !== routesPath(matches)) return null;
   const data = plainJson(loaderData);
-  return data === null ? null : `${new URL(request.url).pathname}\n${data}`;
+  return data === null ? null : `${pathname}\n${data}`;
+}
+
+/** The path the matched routes spell, or null when one has a dynamic segment. */
+function routesPath(matches: EntryContext["staticHandlerContext"]["matches"]): string | null {
+  const paths = matches.map(({ route }) => route.path ?? "").filter(Boolean);
+  return paths.some((path) => /[:*]/.test(path)) ? null : `/${paths.join("/")}`.replace(/\/+/g, "/");
 }
 
 /** The data as JSON, or null when JSON would not tell two values apart (promises, dates, maps...). */
