@@ -170,6 +170,42 @@ describe("security headers on every response", () => {
   });
 });
 
+describe("compression: each body under its own ETag", () => {
+  // Caddy 2.6 zstd- or gzip-encoded the app's plain page and kept its strong ETag: two bodies, one tag.
+  it.each(["zstd", "zstd, gzip;q=0.1, identity", "identity, gzip;q=0.5", "gzip, zstd"])(
+    "Accept-Encoding %s: the body is encoded as its ETag says",
+    async (acceptEncoding) => {
+      const plain = await raw(`${apps[0]!.url}/`, {
+        headers: { ...BROWSER_HEADERS, "Accept-Encoding": "identity" },
+      });
+      const answer = await caddy.request("/", {
+        headers: { ...BROWSER_HEADERS, "Accept-Encoding": acceptEncoding },
+      });
+      expect(answer.status).toBe(200);
+      const etag = String(answer.headers.etag);
+      expect(etag).toMatch(/^"/);
+      const named = /-(br|gzip)"$/.exec(etag)?.[1];
+      expect(answer.headers["content-encoding"] ?? "identity").toBe(named ?? "identity");
+      if (!named) {
+        expect(etag).toBe(plain.headers.etag);
+        expect(answer.body).toBe(decode(plain));
+      }
+    },
+  );
+});
+
+describe("odd paths through the proxy", () => {
+  // Caddy passes a raw backslash on as %5C: react-router's 500, a stack in the replica's log.
+  it.each(["/%5C", "/\\", "/%5C%5C?x=1"])("%s is a 404 in one log line, no stack", async (path) => {
+    const from = apps.map((app) => app.output().length);
+    const since = () => apps.map((app, i) => app.output().slice(from[i])).join("");
+    const answer = await caddy.request(path, { headers: BROWSER_HEADERS });
+    expect(answer.status).toBe(404);
+    await until(async () => since().includes('"reason":"backslash_path"'), "the refusal's log line");
+    expect(since()).not.toMatch(/Error|\n\s+at /);
+  });
+});
+
 describe("the replicas", () => {
   it("both answer visitors through the proxy", async () => {
     const probe = /^GET \/\?replica-probe /;
