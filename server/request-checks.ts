@@ -103,7 +103,7 @@ function actionPaths(build: ServerBuild): Set<string> {
 }
 
 // No Origin (scripts, old browsers) passes: the guards still apply. "null", a malformed or a repeated
-// Origin counts as another site.
+// Origin, or another scheme, counts as another site.
 function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
   const origin = req.get("origin");
   if (origin === undefined) return false;
@@ -113,10 +113,11 @@ function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
   } catch {
     return true;
   }
-  // Browsers send the serialized origin; anything else is not a browser's.
-  if (source.origin !== origin) return true;
+  // Browsers send the serialized origin; anything else is not a browser's. The scheme is part of it
+  // (decision 028): a trusted proxy's X-Forwarded-Proto says the site's.
+  if (source.origin !== origin || source.protocol !== `${req.protocol}:`) return true;
   const forwarded = trustProxyHops > 0 ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
   const target = (forwarded || req.get("host") || "").toLowerCase();
-  const defaultPort = source.protocol === "https:" ? ":443" : ":80";
+  const defaultPort = req.protocol === "https" ? ":443" : ":80";
   return source.host !== (target.endsWith(defaultPort) ? target.slice(0, -defaultPort.length) : target);
 }

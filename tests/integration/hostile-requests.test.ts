@@ -229,6 +229,12 @@ describe("Origin and Host", () => {
     ["two Origin headers", { Host: site, Origin: [`https://${site}`, "https://evil.example"] }],
     ['Origin "null" (a sandboxed frame)', { Host: site, Origin: "null" }],
     ["an Origin that is no origin", { Host: site, Origin: `https://${site}/path` }],
+    // The scheme is part of the origin: anyone on the network can write the page of http://site.
+    [
+      "the same host over HTTP, posting to the HTTPS site",
+      { Host: site, "X-Forwarded-Proto": "https", Origin: `http://${site}` },
+    ],
+    ["the same host over HTTPS, posting to the plain-HTTP site", { Host: site, Origin: `https://${site}` }],
   ])("%s counts as another site (403, not 500)", async (_name, headers) => {
     const answer = await raw("POST", "/?index", formHeaders(headers), FORM);
     expect(answer.status).toBe(403);
@@ -236,9 +242,17 @@ describe("Origin and Host", () => {
   });
 
   it.each([
-    ["the same host", { Host: site, Origin: `https://${site}` }],
-    ["a Host with the default port", { Host: `${site}:443`, Origin: `https://${site}` }],
-    ["an uppercase Host", { Host: site.toUpperCase(), Origin: `https://${site}` }],
+    ["the same host", { Host: site, "X-Forwarded-Proto": "https", Origin: `https://${site}` }],
+    ["the same host over plain HTTP", { Host: site, Origin: `http://${site}` }],
+    [
+      "a Host with the default port",
+      { Host: `${site}:443`, "X-Forwarded-Proto": "https", Origin: `https://${site}` },
+    ],
+    ["a Host with HTTP's default port", { Host: `${site}:80`, Origin: `http://${site}` }],
+    [
+      "an uppercase Host",
+      { Host: site.toUpperCase(), "X-Forwarded-Proto": "https", Origin: `https://${site}` },
+    ],
     [
       "a proxy that rewrote Host and said so in X-Forwarded-Host",
       { Host: "app:3000", "X-Forwarded-Host": site, "X-Forwarded-Proto": "https", Origin: `https://${site}` },
@@ -267,7 +281,11 @@ describe("the theme action", () => {
     const answer = await raw(
       "POST",
       "/action/set-theme",
-      formHeaders({ Host: "portfolio.example", Origin: "https://portfolio.example" }),
+      formHeaders({
+        Host: "portfolio.example",
+        "X-Forwarded-Proto": "https",
+        Origin: "https://portfolio.example",
+      }),
       "theme=light&redirectTo=/",
     );
     expect(answer.status).toBe(303);
