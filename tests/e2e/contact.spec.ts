@@ -12,6 +12,7 @@ import {
   field,
   fillForm,
   gotoHydrated,
+  LONG_TEST_TIMEOUT_MS,
   message,
   sendButton,
   SENT,
@@ -224,6 +225,7 @@ test("field errors come from the shared schema, next to the field, and nothing i
 });
 
 test("passes axe with field errors and a toast, in both themes", async ({ page, fake, mark }) => {
+  test.setTimeout(LONG_TEST_TIMEOUT_MS);
   await fake.setMode({ kind: "status", status: 503 }, mark);
   await openHydrated(page);
   await fillForm(page, { ...message(mark), name: " " });

@@ -40,6 +40,15 @@ export async function gotoHydrated(page: Page, url = "/") {
   return response;
 }
 
+// ---- Bounds for a loaded machine (decision 028) ----
+
+/** For a test that waits on the page's main thread at length: an axe scan of the form took 45 s at 50x CPU
+ * throttling; a whole test has 30 s by default. */
+export const LONG_TEST_TIMEOUT_MS = 180_000;
+
+/** For a wait on a scroll the page makes: an End-key scroll took 3-26 s at 150x; expect gives up at 5 s. */
+export const SCROLL_POLL = { timeout: 60_000 };
+
 // ---- Scrolling ----
 
 export const SECTION_IDS = site.nav.map((item) => item.id);
@@ -72,7 +81,7 @@ export async function expectScrolledTo(page: Page, id: string) {
       if (top > SECTION_STOP_PX && (await atPageBottom(page))) return "at section";
       if (top < SECTION_STOP_PX && (await page.evaluate(() => window.scrollY)) === 0) return "at section";
       return top;
-    })
+    }, SCROLL_POLL)
     .toBe("at section");
 }
 

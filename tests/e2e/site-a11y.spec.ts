@@ -1,7 +1,7 @@
 // Accessibility scans and a clean console, in both themes.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, gotoHydrated, test, waitForHydration } from "./fixtures";
+import { expect, gotoHydrated, LONG_TEST_TIMEOUT_MS, test, waitForHydration } from "./fixtures";
 
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -27,11 +27,13 @@ async function openHome(page: Page, theme: "light" | "dark") {
 for (const theme of ["dark", "light"] as const) {
   test.describe(`${theme} theme`, () => {
     test("axe finds no violations on /", async ({ page }) => {
+      test.setTimeout(LONG_TEST_TIMEOUT_MS);
       await openHome(page, theme);
       await expectNoAxeViolations(page);
     });
 
     test("axe finds no violations at 375 px with the menu open", async ({ page }) => {
+      test.setTimeout(LONG_TEST_TIMEOUT_MS);
       await page.setViewportSize({ width: 375, height: 740 });
       await openHome(page, theme);
       await page.getByRole("button", { name: "Menu" }).click();
@@ -58,6 +60,7 @@ for (const theme of ["dark", "light"] as const) {
 }
 
 test("axe finds no violations on the 404 page", async ({ page }) => {
+  test.setTimeout(LONG_TEST_TIMEOUT_MS);
   const response = await page.goto("/not-here");
   expect(response?.status()).toBe(404);
   await expectNoAxeViolations(page);
