@@ -72,6 +72,9 @@ export function ErrorBoundary() {
   if (isRouteErrorResponse(error) && error.status === 404) {
     return <StatusPage code="404" title="Oops! Page not found" />;
   }
+  if (isRouteErrorResponse(error) && error.status === 429) {
+    return <StatusPage code="429" title="Too many attempts" detail={String(error.data)} />;
+  }
   if (isRouteErrorResponse(error) && error.status < 500) {
     return (
       <StatusPage

@@ -10,8 +10,8 @@ import {
   type Listed,
   type UndeliveredEntry,
 } from "~/contact/store.server";
-import { nextAttemptAt } from "~/contact/redelivery.server";
-import { createTransport, type ContactEvent } from "~/contact/transport.server";
+import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
+import { createTransport } from "~/contact/transport.server";
 
 const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release FILE | spam delete FILE
 (in the container: node build/outbox.js ...)`;
@@ -19,7 +19,7 @@ const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release
 function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
-  const doubt = entry.uncertain ? ", uncertain: may have been delivered" : "";
+  const doubt = entry.uncertain || entry.sending ? ", uncertain: may have been delivered" : "";
   const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }
@@ -104,22 +104,19 @@ async function main([command, ...rest]: string[]): Promise<number> {
     );
     return 2;
   }
+  const { mail } = config;
   const code = await whileResending(dir, async ({ messages, skipped }) => {
-    let events: ContactEvent[] = [];
-    const transport = createTransport(config.mail, (event) => events.push(event));
     let kept = 0;
-    for (const item of messages) {
-      events = [];
-      const result = await transport(item.entry.template_params);
-      const relayed = events.find((event) => event.outcome === "relayed");
-      const attempts = relayed ? `, ${relayed.attempts} attempt(s)` : "";
-      if (result.ok) {
-        // The transport removed the message's file (its own name: see whileResending).
-        await rm(item.file, { force: true });
-        console.log(`sent  ${describe(item)}${attempts}`);
+    for (const { file } of messages) {
+      // Read again just before sending: a visitor's re-post or the server may have sent it meanwhile.
+      const entry = await readUndelivered(file);
+      if ("problem" in entry) continue;
+      const sent = await sendKept(file, entry, { mail, settings: config.redelivery });
+      if (sent.ok) {
+        console.log(`sent  ${describe({ entry, file })}`);
       } else {
         kept += 1;
-        console.log(`kept  ${describe(item)}: ${result.reason}${attempts}`);
+        console.log(`kept  ${describe({ entry, file })}: ${sent.reason}`);
       }
     }
     console.log(`${messages.length - kept} sent, ${kept} still undelivered in ${dir}`);

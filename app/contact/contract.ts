@@ -47,6 +47,8 @@ export type ContactFailureReason =
   | "not_kept"
   /** No proof a person sent it: the answer asks to press Send again, with a token (decision 029). */
   | "unconfirmed"
+  /** Past the refused posts one client gets answered in full: a short text instead (decision 024). */
+  | "too_many_refusals"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 

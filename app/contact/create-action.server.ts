@@ -18,7 +18,7 @@ import {
 import type { RetryOptions } from "./emailjs.server";
 import { validateContact } from "./schema";
 import { createSpamScore } from "./spam-score.server";
-import { storeUndelivered, type StoreOutcome } from "./store.server";
+import { storeUndelivered, type KeepAllowance, type StoreOutcome } from "./store.server";
 import { createTransport, logContactEvent, type ContactLogger } from "./transport.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
@@ -55,12 +55,26 @@ export function createContactAction({
   const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);
 
-  function fail(
+  /** A refused post counts against its client; past the allowance the answer is the small status page. */
+  async function countRefusal(client: string): Promise<void> {
+    const wait = await guards.refused(client);
+    if (!wait) return;
+    log({ outcome: "refused", status: 429, reason: "too_many_refusals" });
+    throw new Response(`Too many refused messages: please wait ${Math.ceil(wait / 60)} minutes.`, {
+      status: 429,
+      statusText: "Too Many Requests",
+      headers: { ...NOT_KEPT, "Retry-After": String(wait) },
+    });
+  }
+
+  async function fail(
+    client: string,
     status: number,
     reason: ContactFailureReason,
     fields: ContactFields,
     { fieldErrors, retryAfterSeconds }: { fieldErrors?: FieldErrors; retryAfterSeconds?: number } = {},
   ) {
+    if (status < 500) await countRefusal(client);
     log({ outcome: "refused", status, reason });
     const body: ContactFailure = { ok: false, status, reason, fields };
     if (fieldErrors) body.fieldErrors = fieldErrors;
@@ -80,11 +94,12 @@ export function createContactAction({
   /** Kept for the owner instead of mailed: the visitor sees the normal success when it was kept. */
   async function keep(
     request: Request,
+    client: string,
     fields: ContactFields,
     dir: string,
     params: Parameters<typeof transport>[0],
     kept: { reason: "suspected_spam" | "over_daily_limit"; signals?: string[] },
-    mayKeep: () => Promise<boolean>,
+    mayKeep: () => Promise<KeepAllowance>,
   ) {
     let stored: StoreOutcome | "failed";
     try {
@@ -95,15 +110,17 @@ export function createContactAction({
     log({ outcome: "kept", ...kept, stored });
     // Spam that could not be kept is still not mailed; a genuine message must be kept or refused.
     if (kept.reason === "over_daily_limit" && stored !== "new" && stored !== "existing") {
-      return fail(503, "not_kept", fields);
+      return fail(client, 503, "not_kept", fields);
     }
     return succeed(request);
   }
 
   return async function contactAction({ request, context }: ActionFunctionArgs) {
+    const client = clientKey(request, config.trustProxyHops, context.peerAddress);
     const post = await readFormPost(request, BODY_LIMIT_BYTES);
     if (!post.ok) {
       return fail(
+        client,
         post.status,
         post.status === 413 ? "payload_too_large" : "unsupported_media_type",
         EMPTY_FIELDS,
@@ -122,20 +139,21 @@ export function createContactAction({
     }
 
     // A form on another site may not send mail in a visitor's name (server/request-checks.ts).
-    if (context.crossSite) return fail(403, "cross_site", EMPTY_FIELDS);
+    if (context.crossSite) return fail(client, 403, "cross_site", EMPTY_FIELDS);
 
     const validation = validateContact(raw);
-    if (!validation.ok) return fail(400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
+    if (!validation.ok)
+      return fail(client, 400, "invalid_fields", fields, { fieldErrors: validation.fieldErrors });
 
     if (honeypotFilled(form)) {
       log({ outcome: "dropped", reason: "honeypot" });
       return succeed(request);
     }
 
-    const client = clientKey(request, config.trustProxyHops, context.peerAddress);
     if (config.botChecks.enabled) {
       const verdict = await botChecks.verify(form, client);
       if (!verdict.ok) {
+        await countRefusal(client);
         log({ outcome: "unconfirmed", problem: verdict.problem });
         const body: ContactFailure = {
           ok: false,
@@ -151,7 +169,7 @@ export function createContactAction({
     const refusal = await guards.check(request, validation.message, client);
     if (refusal) {
       const { status, reason, ...extra } = refusal;
-      return fail(status, reason, fields, extra);
+      return fail(client, status, reason, fields, extra);
     }
 
     const { name, email, subject, message } = validation.message;
@@ -164,21 +182,34 @@ export function createContactAction({
       sentOrigin: context.sentOrigin === true,
     });
     if (score >= config.spamThreshold) {
-      return keep(request, fields, config.mail.spamDir, params, { reason: "suspected_spam", signals }, () =>
-        guards.mayKeepSpam(client),
+      return keep(
+        request,
+        client,
+        fields,
+        config.mail.spamDir,
+        params,
+        { reason: "suspected_spam", signals },
+        () => guards.mayKeepSpam(client),
       );
     }
     if (config.mail.mode === "relay" && !(await guards.mayMail())) {
-      return keep(request, fields, config.mail.undeliveredDir, params, { reason: "over_daily_limit" }, () =>
-        guards.mayKeep(client),
+      return keep(
+        request,
+        client,
+        fields,
+        config.mail.undeliveredDir,
+        params,
+        { reason: "over_daily_limit" },
+        () => guards.mayKeep(client),
       );
     }
 
     const sent = await transport(params, () => guards.mayKeep(client));
     if (!sent.ok) {
-      // Only a failure kept for the owner gives the unit back, so a flood meets the limit (decision 024).
-      if (sent.reason !== "not_kept") await guards.refund(client);
-      return fail(sent.status, sent.reason, fields);
+      // Only a failure newly kept for the owner gives the unit back, so a flood or a re-post meets the
+      // limit (decision 024).
+      if (sent.reason !== "not_kept" && !sent.repost) await guards.refund(client);
+      return fail(client, sent.status, sent.reason, fields);
     }
     return succeed(request);
   };

@@ -11,6 +11,7 @@ import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.serve
 import type { RedisLink } from "~/lib/redis.server";
 import { HONEYPOT_FIELD } from "./contract";
 import type { ContactMessage } from "./schema";
+import type { KeepAllowance } from "./store.server";
 
 export type GuardRefusal =
   | { status: 403; reason: "blocklisted" }
@@ -35,36 +36,54 @@ export type Guards = {
   check(request: Request, message: ContactMessage, client: string): Promise<GuardRefusal | null>;
   /** Gives the unit back (decisions 008, 024). */
   refund(client: string): Promise<void>;
-  /** Whether this client may leave one more undelivered message; uses one unit of that allowance. */
-  mayKeep(client: string): Promise<boolean>;
+  /** Whether this client, and its network, may leave one more undelivered message; uses a unit of each. */
+  mayKeep(client: string): Promise<KeepAllowance>;
   /** The same for suspected spam (decision 029). */
-  mayKeepSpam(client: string): Promise<boolean>;
+  mayKeepSpam(client: string): Promise<KeepAllowance>;
   /** Whether the site may mail one more message today; uses one unit of the daily budget. */
   mayMail(): Promise<boolean>;
+  /** Counts a refused post; past the allowance, seconds until the next is answered in full, else 0. */
+  refused(client: string): Promise<number>;
 };
 
-/** What one client may leave in the undelivered folder in a day (decision 024). */
-export const KEPT_PER_CLIENT = { max: 3, windowSeconds: 24 * 60 * 60 };
+const DAY = 24 * 60 * 60;
+/** What one client may leave in the undelivered folder in a day (decision 024)... */
+export const KEPT_PER_CLIENT = { max: 3, windowSeconds: DAY };
+/** ...and its network (an IPv4 /24, an IPv6 /48), which holds many such clients. */
+export const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
 /** What one client may leave in the spam folder in a day (decision 029). */
-export const SPAM_PER_CLIENT = { max: 5, windowSeconds: 24 * 60 * 60 };
+export const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
+/** Refused posts one client gets answered in full (a page, a field's message) in ten minutes. */
+export const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
 export function createGuards(config: AppConfig, redis: RedisLink | null): Guards {
   const limiter = createRateLimiter(config.rateLimit, redis, "contact");
+  /** Uses one unit; the points used so far, or null when none was left. */
   const allowance = (limits: AppConfig["rateLimit"], name: string) => {
     const limit = createRateLimiter(limits, redis, name);
-    return async (key: string) => {
+    return async (key: string): Promise<{ used: number } | { retryAfterMs: number }> => {
       try {
-        await limit.consume(key);
-        return true;
+        return { used: (await limit.consume(key)).consumedPoints };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        return false;
+        return { retryAfterMs: rejection.msBeforeNext };
       }
     };
   };
-  const mayKeep = allowance(KEPT_PER_CLIENT, "contact-kept");
-  const mayKeepSpam = allowance(SPAM_PER_CLIENT, "contact-spam");
-  const dailyBudget = allowance({ max: config.dailySendLimit, windowSeconds: 24 * 60 * 60 }, "contact-sent");
+  const keptByClient = allowance(KEPT_PER_CLIENT, "contact-kept");
+  const keptByNetwork = allowance(KEPT_PER_NETWORK, "contact-kept-network");
+  const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
+  const spamByNetwork = allowance(KEPT_PER_NETWORK, "contact-spam-network");
+  const dailyBudget = allowance({ max: config.dailySendLimit, windowSeconds: DAY }, "contact-sent");
+  const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
+
+  const keep =
+    (byClient: typeof keptByClient, byNetwork: typeof keptByNetwork) =>
+    async (client: string): Promise<KeepAllowance> => {
+      const own = await byClient(client);
+      if (!("used" in own) || !("used" in (await byNetwork(networkKey(client))))) return false;
+      return { first: own.used === 1 };
+    };
 
   const check: Guards["check"] = async (request, message, client) => {
     if (isBlocked(config.blocklist, message.email)) {
@@ -90,9 +109,13 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
   return {
     check,
     refund: async (client) => void (await limiter.reward(client)),
-    mayKeep,
-    mayKeepSpam,
-    mayMail: () => dailyBudget("site"),
+    mayKeep: keep(keptByClient, keptByNetwork),
+    mayKeepSpam: keep(spamByClient, spamByNetwork),
+    mayMail: async () => "used" in (await dailyBudget("site")),
+    refused: async (client) => {
+      const left = await refusals(client);
+      return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);
+    },
   };
 }
 
@@ -120,6 +143,14 @@ export function clientKey(request: Request, trustProxyHops: number, peerAddress?
   // Fewer entries than proxies: the left-most is the peer the first trusted proxy saw.
   const address = hops[Math.max(0, hops.length - trustProxyHops)] ?? peerAddress;
   return address ? addressKey(address) : UNKNOWN_CLIENT_KEY;
+}
+
+/** The network a client key belongs to: an IPv4 /24 or an IPv6 /48, which one site or provider holds. */
+export function networkKey(client: string): string {
+  const v4 = /^(\d+\.\d+\.\d+)\.\d+$/.exec(client);
+  if (v4) return `${v4[1]}.0/24`;
+  const v6 = /^([0-9a-f]+:[0-9a-f]+:[0-9a-f]+):[0-9a-f]+::\/64$/.exec(client);
+  return v6 ? `${v6[1]}::/48` : client;
 }
 
 /** One key per IPv4 address and per IPv6 /64, which one subscriber usually holds whole. */

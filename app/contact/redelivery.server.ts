@@ -17,7 +17,8 @@ function waitSeconds(attempts: number, uncertain: boolean, settings: Settings): 
 /** When the message is next due, in ms since the epoch. */
 export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
   if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  return Date.parse(entry.time) + waitSeconds(0, entry.uncertain, settings) * 1_000;
+  const uncertain = entry.uncertain || Boolean(entry.sending);
+  return Date.parse(entry.time) + waitSeconds(0, uncertain, settings) * 1_000;
 }
 
 export type RedeliveryOptions = {
@@ -29,42 +30,66 @@ export type RedeliveryOptions = {
   retry?: RetryOptions;
 };
 
+export type SentAgain = { ok: boolean; attempts: number; reason: string; status: number };
+
+/**
+ * Sends one kept message now and records how it went: the file goes once the provider takes it, else
+ * it says when to try next. Marked as being sent first, so a process killed mid-send leaves it marked
+ * as possibly delivered, not as certainly not.
+ */
+export async function sendKept(
+  file: string,
+  entry: UndeliveredEntry,
+  { mail, settings, retry = DEFAULT_RETRY }: Pick<RedeliveryOptions, "mail" | "settings" | "retry">,
+): Promise<SentAgain> {
+  const attempts = (entry.attempts ?? 0) + 1;
+  const wasUncertain = entry.uncertain || Boolean(entry.sending);
+  await writeEntry(file, { ...entry, sending: new Date().toISOString() });
+  const result = await sendEmail(mail.apiUrl, buildSendBody(mail, entry.template_params), retry);
+  if (result.ok) {
+    await rm(file, { force: true });
+    return { ok: true, attempts, reason: "sent", status: result.status };
+  }
+  const uncertain = wasUncertain || result.uncertain;
+  const { reason } = FAILURE[result.failure];
+  const { sending: _, ...rest } = entry;
+  await writeEntry(file, {
+    ...rest,
+    reason,
+    upstreamStatus: result.status,
+    uncertain,
+    attempts,
+    nextAttempt: new Date(Date.now() + waitSeconds(attempts, uncertain, settings) * 1_000).toISOString(),
+  });
+  return { ok: false, attempts, reason, status: result.status };
+}
+
 /** One pass over the folder; false when another process holds the lock. `stopping` ends it between messages. */
-export async function redeliverDue(
-  { mail, settings, mayMail, log = logContactEvent, retry = DEFAULT_RETRY }: RedeliveryOptions,
-  stopping: () => boolean = () => false,
-): Promise<boolean> {
-  const done = await whileResending(mail.undeliveredDir, async ({ messages }) => {
+export async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
+  const { settings, mayMail, log = logContactEvent } = options;
+  const done = await whileResending(options.mail.undeliveredDir, async ({ messages }) => {
     for (const { file } of messages) {
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || entry.gaveUp) continue;
-      const attempts = entry.attempts ?? 0;
+      const uncertain = entry.uncertain || Boolean(entry.sending);
       if (Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000) {
         await writeEntry(file, { ...entry, gaveUp: true });
-        log({ outcome: "gave_up", reason: entry.reason, attempts, uncertain: entry.uncertain });
+        log({ outcome: "gave_up", reason: entry.reason, attempts: entry.attempts ?? 0, uncertain });
         continue;
       }
       if (nextAttemptAt(entry, settings) > Date.now()) continue;
       if (!(await mayMail())) return;
-      const result = await sendEmail(mail.apiUrl, buildSendBody(mail, entry.template_params), retry);
-      if (result.ok) {
-        await rm(file, { force: true });
-        log({ outcome: "redelivered", attempts: attempts + 1, uncertain: entry.uncertain });
-        continue;
-      }
-      const uncertain = entry.uncertain || result.uncertain;
-      const wait = waitSeconds(attempts + 1, uncertain, settings);
-      await writeEntry(file, {
-        ...entry,
-        reason: FAILURE[result.failure].reason,
-        upstreamStatus: result.status,
-        uncertain,
-        attempts: attempts + 1,
-        nextAttempt: new Date(Date.now() + wait * 1_000).toISOString(),
-      });
-      log({ outcome: "redelivery_failed", upstreamStatus: result.status, attempts: attempts + 1, uncertain });
+      const sent = await sendKept(file, entry, options);
+      if (sent.ok) log({ outcome: "redelivered", attempts: sent.attempts, uncertain });
+      else
+        log({
+          outcome: "redelivery_failed",
+          upstreamStatus: sent.status,
+          attempts: sent.attempts,
+          uncertain,
+        });
     }
   });
   return done !== null;

@@ -6,6 +6,8 @@ import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
 const ONE_LINE = /^[^\n\v\f\r\u0085\u2028\u2029]*$/u;
 const NO_CONTROLS = /^\P{Cc}*$/u;
 const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
+// Embeddings, overrides and isolates reorder what a mail client shows ("Invoice \u202Efdp.exe").
+const NO_BIDI_CONTROLS = /^[^\u202A-\u202E\u2066-\u2069]*$/u;
 // Characters that show nothing; a field of only these is empty.
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
 
@@ -18,6 +20,7 @@ function requiredText(field: ContactField, label: string, required: string) {
     z.trim(),
     z.refine((value) => !INVISIBLE_ONLY.test(value), required),
     z.maxLength(FIELD_BOUNDS[field], `${label} must be at most ${FIELD_BOUNDS[field]} characters.`),
+    z.regex(NO_BIDI_CONTROLS, `${label} must not contain text-direction control characters.`),
   );
 }
 

@@ -44,6 +44,8 @@ export type UndeliveredEntry = OutboxEntry & {
   attempts?: number;
   nextAttempt?: string;
   gaveUp?: boolean;
+  /** Set while an attempt runs: found later, that attempt may have reached the provider. */
+  sending?: string;
 };
 
 export type UndeliveredFailure = Pick<
@@ -109,6 +111,7 @@ const ENTRY = z.object({
   attempts: z.number().optional(),
   nextAttempt: z.string().optional(),
   gaveUp: z.boolean().optional(),
+  sending: z.string().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
@@ -156,33 +159,69 @@ export async function listUndelivered(dir: string): Promise<Listed> {
 /** "new" and "existing" are kept; the others say why a message was not. */
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 
-/** Keeps or updates the message's file; `mayKeep` goes last, so a full folder costs the sender nothing. */
-export function storeUndelivered(
+/** What a client may still leave: nothing, or one more (`first`: it has left none today). */
+export type KeepAllowance = false | { first: boolean };
+
+/** The last slots of the folder are for clients that have left nothing, so a flood cannot close it (decision 024). */
+export const RESERVED_FOR_NEW_CLIENTS = 200;
+
+/**
+ * Keeps or updates the message's file. The allowance (a Redis call) is asked before the folder's lock,
+ * which covers only counting and writing; in one process the writers queue for it, so each process
+ * waits on the lock once at a time.
+ */
+export async function storeUndelivered(
   dir: string,
   params: TemplateParams,
   failure: UndeliveredFailure,
-  mayKeep?: () => Promise<boolean>,
+  mayKeep?: () => Promise<KeepAllowance>,
   now = new Date(),
 ): Promise<StoreOutcome> {
-  return locked(dir, "store", true, async () => {
-    const file = path.join(dir, undeliveredFileName(params));
-    const previous = await readUndelivered(file);
-    const existing = "problem" in previous ? null : previous;
-    if (!existing) {
-      if ((await countUndelivered(dir)) >= UNDELIVERED_LIMIT) return "full";
-      if (mayKeep && !(await mayKeep())) return "client_full";
-    }
-    await writeEntry(file, {
-      ...existing,
-      ...outboxEntry(params),
-      time: existing?.time ?? now.toISOString(),
-      reason: failure.reason,
-      upstreamStatus: failure.upstreamStatus,
-      uncertain: Boolean(existing?.uncertain) || failure.uncertain,
-      ...(failure.signals ? { signals: failure.signals } : {}),
-    });
-    return existing ? "existing" : "new";
-  });
+  const file = path.join(dir, undeliveredFileName(params));
+  const kept = async () => {
+    const entry = await readUndelivered(file);
+    return "problem" in entry ? null : entry;
+  };
+  let allowance: KeepAllowance = { first: true };
+  if (!(await kept()) && mayKeep) {
+    allowance = await mayKeep();
+    if (!allowance) return "client_full";
+  }
+  const limit = allowance.first ? UNDELIVERED_LIMIT : UNDELIVERED_LIMIT - RESERVED_FOR_NEW_CLIENTS;
+  return inTurn(dir, () =>
+    locked(dir, "store", true, async () => {
+      const existing = await kept();
+      if (!existing && (await countUndelivered(dir)) >= limit) return "full";
+      await writeEntry(file, {
+        ...existing,
+        ...outboxEntry(params),
+        time: existing?.time ?? now.toISOString(),
+        reason: failure.reason,
+        upstreamStatus: failure.upstreamStatus,
+        uncertain: Boolean(existing?.uncertain) || failure.uncertain,
+        ...(failure.signals ? { signals: failure.signals } : {}),
+      });
+      return existing ? "existing" : "new";
+    }),
+  );
+}
+
+const turns = new Map<string, Promise<unknown>>();
+
+/** Runs `work` after the work queued before it for the same folder in this process. */
+function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const next = (turns.get(dir) ?? Promise.resolve()).then(work, work);
+  turns.set(
+    dir,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
+/** The message's kept copy, if there is one (a re-post of it is answered from it, decision 024). */
+export async function findKept(dir: string, params: TemplateParams): Promise<UndeliveredEntry | null> {
+  const entry = await readUndelivered(path.join(dir, undeliveredFileName(params)));
+  return "problem" in entry ? null : entry;
 }
 
 /** Writes a kept message's file aside and renames it (decision 007): a failed write leaves no part behind. */

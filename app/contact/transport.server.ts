@@ -5,14 +5,29 @@ import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
 import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind } from "./emailjs.server";
 import type { TemplateParams } from "./emailjs.server";
-import { removeUndelivered, storeUndelivered, writeToOutbox, type StoreOutcome } from "./store.server";
+import {
+  findKept,
+  removeUndelivered,
+  storeUndelivered,
+  writeToOutbox,
+  type KeepAllowance,
+  type StoreOutcome,
+} from "./store.server";
 
-export type TransportResult = { ok: true } | { ok: false; status: number; reason: ContactFailureReason };
+export type TransportResult =
+  | { ok: true }
+  | {
+      ok: false;
+      status: number;
+      reason: ContactFailureReason;
+      /** An identical message was already kept: answered from the store, the provider not called. */
+      repost?: boolean;
+    };
 
 /** Sends one message; `mayKeep` is asked before a failed one is kept as a new file (decision 024). */
 export type Transport = (
   params: TemplateParams,
-  mayKeep?: () => Promise<boolean>,
+  mayKeep?: () => Promise<KeepAllowance>,
 ) => Promise<TransportResult>;
 
 export const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
@@ -37,6 +52,14 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
   }
 
   return async (params, mayKeep) => {
+    // Already waiting: the redelivery sends it; calling the provider again could mail it twice (decision 024).
+    const kept = await findKept(mail.undeliveredDir, params).catch(() => null);
+    if (kept) {
+      log({ outcome: "already_kept", reason: kept.reason });
+      if (kept.reason === "over_daily_limit") return { ok: true };
+      const failure = Object.values(FAILURE).find(({ reason }) => reason === kept.reason);
+      return { ok: false, ...(failure ?? FAILURE.server_error), repost: true };
+    }
     log({ outcome: "accepted", transport: "relay" });
     const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry);
     log({
@@ -53,19 +76,19 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
     }
 
     const failure = FAILURE[result.failure];
-    const kept = { reason: failure.reason, uncertain: result.uncertain };
+    const keeping = { reason: failure.reason, uncertain: result.uncertain };
     let stored: StoreOutcome | "failed";
     try {
       stored = await storeUndelivered(
         mail.undeliveredDir,
         params,
-        { ...kept, upstreamStatus: result.status },
+        { ...keeping, upstreamStatus: result.status },
         mayKeep,
       );
     } catch {
       stored = "failed";
     }
-    log({ outcome: "undelivered", ...kept, stored });
+    log({ outcome: "undelivered", ...keeping, stored });
     // Not sent and not kept: the visitor must know it is up to them now.
     if (stored !== "new" && stored !== "existing") return { ok: false, status: 503, reason: "not_kept" };
     return { ok: false, ...failure };
@@ -75,6 +98,8 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
   | { outcome: "dropped"; reason: "honeypot" }
+  /** An identical message was already waiting: answered from the store, the provider not called. */
+  | { outcome: "already_kept"; reason: string }
   /** No valid proof or token: the visitor was asked to confirm (decision 029). */
   | { outcome: "unconfirmed"; problem: string }
   /** Sending again by itself (decision 030): sent, failed again (next time later), or too old to try. */

@@ -8,6 +8,7 @@ export type RedisState = "up" | "down" | "slow" | "failing";
 /** How long /healthz waits for Redis: a post waits no longer for the limit than a visitor notices. */
 const PROBE_DEADLINE_MS = 250;
 const PROBE_KEY = "portfolio:health";
+const PROBE_REUSE_MS = 1_000;
 
 export type RedisLink = {
   client: Redis;
@@ -52,7 +53,14 @@ export function connectRedis(url: string, logger: RedisLogger = console): RedisL
   });
 
   let probed: RedisState = "up";
-  const probe = async (): Promise<RedisState> => {
+  // A flood of /healthz makes one Redis write a second, not one each.
+  let last: { at: number; state: Promise<RedisState> } | null = null;
+  const probe = (): Promise<RedisState> => {
+    if (last && Date.now() - last.at < PROBE_REUSE_MS) return last.state;
+    last = { at: Date.now(), state: probeNow() };
+    return last.state;
+  };
+  const probeNow = async (): Promise<RedisState> => {
     let state: RedisState = "down";
     if (client.status === "ready") {
       let timer: NodeJS.Timeout | undefined;

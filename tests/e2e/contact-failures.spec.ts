@@ -17,6 +17,7 @@ for (const failure of failureCases) {
     for (const [i, values] of failure.posts(mark).entries()) {
       await fillForm(page, values);
       await sendButton(page).click();
+      // Errors stay until closed, so each answer adds one.
       await expect(toasts).toHaveCount(i + 1);
     }
     const toast = toasts.last();

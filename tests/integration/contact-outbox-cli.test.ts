@@ -134,15 +134,15 @@ async function leaveMany(count: number) {
   fake.setMode({ kind: "status", status: 500 });
   const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
   for (let i = 0; i < count; i++) {
-    // Each from its own address: one client may only leave a few (decision 024).
-    const client = { "X-Forwarded-For": `203.0.113.${i + 1}` };
+    // Each from its own network: one client, and one network, may only leave a few (decision 024).
+    const client = { "X-Forwarded-For": `203.0.${i + 1}.1` };
     const values = { ...VALID, subject: `Many ${i}`, message: `${VALID.message} (${i})` };
     expectFailure(await run(formRequest(values, client)));
   }
   fake.reset();
 }
 
-// Issue 17, item 3: two resends at once sent each message twice.
+// Two resends at once once sent each message twice.
 it("two resends at once send each message once", async () => {
   await leaveMany(20);
   expect(await readdir(path.join(outbox, "undelivered"))).toHaveLength(20);

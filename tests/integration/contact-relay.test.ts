@@ -210,30 +210,22 @@ describe("retried: only what the provider cannot have received", () => {
 });
 
 describe("an identical re-post", () => {
-  it("stores nothing new, uses no quota, and once delivered removes the kept copy", async () => {
+  it("is answered from the kept copy: the provider is not called again, and it uses the quota", async () => {
     fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     expectFailure(await run(formRequest(VALID)));
     const first = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
 
-    // Same sender, subject and text: one file still, first time kept; and the
-    // one-message quota is still there, since the provider is tried again.
-    fake.setMode({ kind: "status", status: 400 });
-    expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
-    expect(fake.requests).toHaveLength(2);
-    const second = await expectKept({ reason: "upstream_rejected", upstreamStatus: 400, uncertain: true });
-    expect(second.name).toBe(first.name);
-    expect((second.entry as { time: string }).time).toBe((first.entry as { time: string }).time);
-    expect(events.filter((event) => event.outcome === "undelivered")).toEqual([
-      { outcome: "undelivered", reason: "upstream_error", uncertain: true, stored: "new" },
-      { outcome: "undelivered", reason: "upstream_rejected", uncertain: false, stored: "existing" },
-    ]);
-
-    // The provider is back: delivered once, the kept copy goes, and now the quota is used.
+    // The provider is back, but the message already waits: the redelivery sends it, once.
     fake.setMode({ kind: "status", status: 200 });
-    expectRedirect(await run(formRequest(VALID)));
-    expect(fake.requests).toHaveLength(3);
-    expect(await stored()).toEqual([]);
+    const again = expectFailure(await run(formRequest(VALID)));
+    expect(again).toMatchObject({ status: 502, data: { reason: "upstream_error" } });
+    expect(fake.requests).toHaveLength(1);
+    const still = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
+    expect(still.name).toBe(first.name);
+    expect(events).toContainEqual({ outcome: "already_kept", reason: "upstream_error" });
+
+    // The first, newly kept, gave its unit back; the re-post did not (CONTACT_RATE_LIMIT_MAX is 1).
     const next = expectFailure(await run(formRequest({ ...VALID, subject: "Another" })));
     expect(next.data.reason).toBe("rate_limited");
   });

@@ -37,6 +37,26 @@ describe("validateContact", () => {
     },
   );
 
+  it.each(["\u202E", "\u202A", "\u2066", "\u2069"])(
+    "text-direction control U+%s is refused in every field that shows as text",
+    (control) => {
+      const result = validateContact({
+        ...VALID,
+        name: `Ann ${control}x`,
+        subject: `Invoice ${control}fdp.exe`,
+        message: `See ${control}this`,
+      });
+      expect(result).toEqual({
+        ok: false,
+        fieldErrors: {
+          name: "Name must not contain text-direction control characters.",
+          subject: "Subject must not contain text-direction control characters.",
+          message: "Message must not contain text-direction control characters.",
+        },
+      });
+    },
+  );
+
   it("email: 254 characters pass, 255 fail", () => {
     const local = "a".repeat(64);
     const at254 = `${local}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(57)}.com`;

@@ -31,13 +31,15 @@ export default function Toaster({
 
 type ToastProps = Omit<ToastItem, "id"> & { open: boolean; onOpenChange: (open: boolean) => void };
 
-/** Destructive toasts are announced assertively (type "foreground"). */
+/** Destructive toasts are announced assertively (type "foreground") and stay until closed. */
 function Toast({ variant = "default", title, description, detail, open, onOpenChange }: ToastProps) {
   return (
     <ToastPrimitive.Root
       open={open}
       onOpenChange={onOpenChange}
       type={variant === "destructive" ? "foreground" : "background"}
+      // An error stays until the visitor closes it: it says what to do next.
+      duration={variant === "destructive" ? Infinity : undefined}
       className={cn(
         "relative flex w-full items-start justify-between gap-4 rounded-lg border p-4 pr-8 shadow-lg",
         "data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)]",

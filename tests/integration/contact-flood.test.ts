@@ -1,0 +1,214 @@
+// Abuse while the provider fails, on the wire: two replicas share a folder and a Redis. A flood of
+// 1,200 posts, 400 at once, keeps every genuine visitor's message (and again with Redis paused);
+// re-posts of a kept message never reach the provider again and meet the limit; refused posts meet
+// their own limit and get a short text; one network cannot take the folder.
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Redis from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { startRedisServer, type RedisServer } from "../support/redis-server";
+
+let fake: EmailJsFake;
+let redis: RedisServer;
+let admin: Redis;
+let outbox: string;
+let replicas: AppServer[];
+
+beforeAll(async () => {
+  fake = await startEmailJsFake();
+  redis = await startRedisServer();
+  admin = new Redis(redis.url);
+}, 60_000);
+afterAll(async () => {
+  admin?.disconnect();
+  await redis?.stop();
+  await fake?.close();
+});
+
+/** Fresh replicas, folder and limits for each test. */
+beforeEach(async () => {
+  fake.reset();
+  fake.setMode({ kind: "status", status: 500, body: "Internal error" });
+  await admin.flushall();
+  outbox = await mkdtemp(path.join(tmpdir(), "contact-flood-"));
+  // The daily budget would keep the flood for the owner after 100: here the folder itself is tried.
+  const env = relayEnv(fake.url, {
+    OUTBOX_DIR: outbox,
+    TRUST_PROXY: "1",
+    REDIS_URL: redis.url,
+    CONTACT_DAILY_SEND_LIMIT: "100000",
+  });
+  replicas = await Promise.all([startAppServer({ env }), startAppServer({ env })]);
+  return async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await rm(outbox, { recursive: true, force: true });
+  };
+}, 60_000);
+
+type Answer = { status: number; text: string };
+
+async function post(
+  client: string,
+  subject: string,
+  values: Record<string, string> = {},
+  i = 0,
+): Promise<Answer> {
+  const response = await fetch(`${replicas[i % replicas.length]!.url}/?index`, {
+    method: "POST",
+    headers: {
+      ...BROWSER_HEADERS,
+      "Content-Type": "application/x-www-form-urlencoded",
+      "X-Forwarded-For": client,
+    },
+    body: formBody({ ...VALID, subject, message: `${VALID.message} ${subject}`, ...values }),
+    redirect: "manual",
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** Runs `jobs` with at most `width` at once. */
+async function atOnce<T>(width: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const index = next++;
+        results[index] = await jobs[index]!();
+      }
+    }),
+  );
+  return results;
+}
+
+const files = async () =>
+  (await readdir(path.join(outbox, "undelivered"))).filter((name) => name.endsWith(".json"));
+
+/** 200 flooding addresses (each in a network of its own) x 6 posts, and 40 genuine visitors among them. */
+function flood() {
+  const jobs: (() => Promise<Answer & { genuine: boolean }>)[] = [];
+  for (let round = 0; round < 6; round++) {
+    for (let a = 0; a < 200; a++) {
+      const i = jobs.length;
+      jobs.push(async () => ({
+        ...(await post(`10.${a}.0.1`, `Flood ${a}-${round}`, {}, i)),
+        genuine: false,
+      }));
+      if (round === 2 && a % 5 === 0) {
+        const g = a / 5;
+        jobs.push(async () => ({ ...(await post(`172.16.${g}.9`, `Genuine ${g}`, {}, i)), genuine: true }));
+      }
+    }
+  }
+  return jobs;
+}
+
+describe("a flood while the provider fails", { timeout: 180_000 }, () => {
+  it("400 at once: every genuine visitor's message is kept (502, not 503 not_kept)", async () => {
+    const answers = await atOnce(400, flood());
+    const genuine = answers.filter((answer) => answer.genuine);
+    expect(genuine).toHaveLength(40);
+    expect(genuine.map((answer) => answer.status)).toEqual(Array(40).fill(502));
+    expect(
+      answers.every((answer) => answer.status < 500 || answer.status === 502 || answer.status === 503),
+    ).toBe(true);
+    expect(await files()).toHaveLength(200 * 3 + 40);
+  });
+
+  it("with Redis paused for 10 s: 30 clients x 3 posts are all kept", async () => {
+    await admin.call("CLIENT", "PAUSE", "10000", "WRITE");
+    const jobs = [];
+    for (let c = 0; c < 30; c++)
+      for (let n = 0; n < 3; n++) jobs.push(() => post(`192.0.${c}.7`, `Paused ${c}-${n}`, {}, jobs.length));
+    const answers = await atOnce(90, jobs);
+    await admin.call("CLIENT", "UNPAUSE");
+    expect(answers.map((answer) => answer.status)).toEqual(Array(90).fill(502));
+    expect(await files()).toHaveLength(90);
+  });
+});
+
+describe("re-posts and refusals", { timeout: 60_000 }, () => {
+  it("a re-post of a kept message is answered from the store, never calls the provider, and meets the limit", async () => {
+    expect((await post("203.0.113.50", "Again")).status).toBe(502);
+    const answers = await atOnce(
+      4,
+      Array.from({ length: 39 }, (_, i) => () => post("203.0.113.50", "Again", {}, i)),
+    );
+    expect(fake.requests).toHaveLength(1);
+    const statuses = answers.map((answer) => answer.status);
+    // The first gave its unit back (it was newly kept); the re-posts do not, so five more are answered.
+    expect(statuses.filter((status) => status === 502)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(34);
+    expect(await files()).toHaveLength(1);
+  });
+
+  it("refused posts meet a limit of their own: past 30 in ten minutes, the small status page", async () => {
+    const answers = await atOnce(
+      4,
+      Array.from({ length: 40 }, (_, i) => () => post("203.0.113.60", "Bad", { email: "nope" }, i)),
+    );
+    const pages = answers.filter((answer) => answer.status === 400);
+    const cut = answers.filter((answer) => answer.status === 429);
+    expect(pages).toHaveLength(30);
+    expect(cut).toHaveLength(10);
+    for (const answer of cut) {
+      expect(answer.text).toMatch(/Too many refused messages: please wait \d+ minutes\./);
+      // The small status page, not the home page with the form.
+      expect(answer.text.length).toBeLessThan(pages[0]!.text.length / 4);
+      expect(answer.text).not.toContain('id="contact"');
+    }
+    // Another client is not affected.
+    expect((await post("203.0.113.61", "Bad", { email: "nope" })).status).toBe(400);
+  });
+});
+
+describe("the folder's share per network", { timeout: 60_000 }, () => {
+  it("one IPv4 /24 leaves at most 10 messages a day, however many addresses it uses", async () => {
+    const answers = await atOnce(
+      5,
+      Array.from({ length: 15 }, (_, i) => () => post(`198.18.7.${i + 1}`, `Net ${i}`, {}, i)),
+    );
+    expect(answers.filter((answer) => answer.status === 502)).toHaveLength(10);
+    expect(answers.filter((answer) => answer.status === 503)).toHaveLength(5);
+  });
+
+  it("one IPv6 /48 the same, across its /64s", async () => {
+    const answers = await atOnce(
+      5,
+      Array.from({ length: 15 }, (_, i) => () => post(`2001:db8:77:${i.toString(16)}::1`, `Six ${i}`, {}, i)),
+    );
+    expect(answers.filter((answer) => answer.status === 502)).toHaveLength(10);
+  });
+
+  it("the last 200 places are for clients that have left nothing: a full share turns away only repeaters", async () => {
+    const dir = path.join(outbox, "undelivered");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const entry = (i: number) =>
+      JSON.stringify({
+        lib_version: "4.4.1",
+        template_params: {
+          name: "F",
+          from_email: "f@example.com",
+          subject: `Filler ${i}`,
+          message: "x",
+          to_name: "O",
+        },
+        time: new Date().toISOString(),
+        reason: "upstream_error",
+        upstreamStatus: 500,
+        uncertain: true,
+      });
+    await Promise.all(
+      Array.from({ length: 800 }, (_, i) =>
+        writeFile(path.join(dir, `${String(i).padStart(32, "0")}.json`), entry(i)),
+      ),
+    );
+    expect((await post("198.19.1.1", "First of mine")).status).toBe(502);
+    expect((await post("198.19.1.1", "Second of mine")).status).toBe(503);
+    expect((await post("198.19.2.1", "First of another")).status).toBe(502);
+  });
+});
