@@ -1,7 +1,6 @@
-// Fetches the contact form's challenge and solves it in the browser (ALTCHA's protocol, decision 029).
-// Each SHA-256 round awaits Web Crypto, so the work is many short tasks, never a long one.
-import { solveChallenge, type Challenge } from "altcha-lib";
-import { deriveKey } from "altcha-lib/algorithms/web/sha";
+// Fetches the contact form's challenge and solves it in a Web Worker (ALTCHA's protocol, decision 029),
+// so the work never holds the page's main thread.
+import { solveChallengeWorkers, type Challenge } from "altcha-lib";
 
 export const CHALLENGE_PATH = "/contact/challenge";
 
@@ -13,7 +12,12 @@ export async function solveContactChallenge(): Promise<string | null> {
   });
   if (!response.ok) return null;
   const challenge = (await response.json()) as Challenge;
-  const solution = await solveChallenge({ challenge, deriveKey, timeout: 30_000 });
+  const solution = await solveChallengeWorkers({
+    challenge,
+    concurrency: 1,
+    timeout: 30_000,
+    createWorker: () => new Worker(new URL("./proof.worker.ts", import.meta.url), { type: "module" }),
+  });
   if (!solution) return null;
   const { counter, derivedKey } = solution;
   return btoa(JSON.stringify({ challenge, solution: { counter, derivedKey } }));
