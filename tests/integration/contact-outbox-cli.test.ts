@@ -3,30 +3,22 @@
 // Needs `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdtemp, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, readdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { beforeAll, expect, it } from "vitest";
+import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { CLI, runOutboxCli } from "../support/outbox-cli";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
 
 const PRIVATE_KEY = "private_cli_KEY_111";
 
-let fake: EmailJsFake;
-let outbox: string;
-beforeAll(async () => {
+const scratch = useFakeAndOutbox("outbox-cli-test-");
+beforeAll(() => {
   if (!existsSync(CLI)) throw new Error("No build/outbox.js: run `npm run build` first.");
-  fake = await startEmailJsFake();
 });
-afterAll(() => fake.close());
-beforeEach(async () => {
-  fake.reset();
-  outbox = await mkdtemp(path.join(tmpdir(), "outbox-cli-test-"));
-});
-afterEach(() => rm(outbox, { recursive: true, force: true }));
 
-const env = () => relayEnv(fake.url, { OUTBOX_DIR: outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY });
+const env = () =>
+  relayEnv(scratch.fake.url, { OUTBOX_DIR: scratch.outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY });
 
 const cli = (args: string[], childEnv: Record<string, string> = env()) => runOutboxCli(args, childEnv);
 
@@ -38,12 +30,12 @@ const MESSAGES = [
 
 /** Three messages the provider failed on, kept by the form's own action. */
 async function leaveUndelivered() {
-  fake.setMode({ kind: "status", status: 500 });
-  fake.setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, "Third");
+  scratch.fake.setMode({ kind: "status", status: 500 });
+  scratch.fake.setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, "Third");
   const { run } = setupAction(env());
   for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
-  fake.reset();
-  expect(await readdir(path.join(outbox, "undelivered"))).toHaveLength(3);
+  scratch.fake.reset();
+  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toHaveLength(3);
 }
 
 it("list shows each undelivered message's time, sender, subject and reason, never its text", async () => {
@@ -64,24 +56,24 @@ it("list shows each undelivered message's time, sender, subject and reason, neve
   // Oldest first.
   const times = entries.map((entry) => entry.split(" ")[0]!);
   expect(times).toEqual([...times].sort());
-  expect(lines[3]).toBe(`3 undelivered message(s) in ${path.join(outbox, "undelivered")}`);
+  expect(lines[3]).toBe(`3 undelivered message(s) in ${path.join(scratch.outbox, "undelivered")}`);
   expect(stdout).not.toContain(VALID.message);
-  expect(fake.requests).toHaveLength(0);
+  expect(scratch.fake.requests).toHaveLength(0);
 });
 
 it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the folder", async () => {
   await leaveUndelivered();
-  const dir = path.join(outbox, "undelivered");
+  const dir = path.join(scratch.outbox, "undelivered");
 
-  fake.setMode({ kind: "status", status: 503 });
+  scratch.fake.setMode({ kind: "status", status: 503 });
   const failing = await cli(["resend"]);
   expect(failing.code).toBe(1);
   expect(failing.stdout).toMatch(/0 sent, 3 still undelivered/);
   expect(await readdir(dir)).toHaveLength(3);
   // A 503 without Retry-After is final: one request per message.
-  expect(fake.requests).toHaveLength(3);
+  expect(scratch.fake.requests).toHaveLength(3);
 
-  fake.reset();
+  scratch.fake.reset();
   const back = await cli(["resend"]);
   expect(back.code).toBe(0);
   expect(back.stdout).toMatch(/3 sent, 0 still undelivered/);
@@ -89,7 +81,7 @@ it("resend while the provider still fails keeps every message, then with it back
   // Exactly the relay's body, ids and key included, once per message.
   const bySubject = (body: unknown) =>
     (body as { template_params: { subject: string } }).template_params.subject;
-  const sent = fake.requests.map((request) => request.body);
+  const sent = scratch.fake.requests.map((request) => request.body);
   expect(sent.sort((a, b) => bySubject(a).localeCompare(bySubject(b)))).toEqual(
     MESSAGES.map((message) => ({
       lib_version: "4.4.1",
@@ -110,11 +102,11 @@ it("resend while the provider still fails keeps every message, then with it back
   const again = await cli(["resend"]);
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(/0 sent, 0 still undelivered/);
-  expect(fake.requests).toHaveLength(3);
+  expect(scratch.fake.requests).toHaveLength(3);
 });
 
 it("resend without EmailJS ids refuses with a clear message; a wrong command shows the usage", async () => {
-  const outboxMode = await cli(["resend"], { OUTBOX_DIR: outbox });
+  const outboxMode = await cli(["resend"], { OUTBOX_DIR: scratch.outbox });
   expect(outboxMode.code).toBe(2);
   expect(outboxMode.stderr).toContain("resend needs the EmailJS ids");
 
@@ -131,7 +123,7 @@ it("a bad environment is one clear line, not a stack trace", async () => {
 
 /** `count` distinct messages left undelivered by the action, the provider answering 500. */
 async function leaveMany(count: number) {
-  fake.setMode({ kind: "status", status: 500 });
+  scratch.fake.setMode({ kind: "status", status: 500 });
   const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
   for (let i = 0; i < count; i++) {
     // Each from its own network: one client, and one network, may only leave a few (decision 024).
@@ -139,47 +131,47 @@ async function leaveMany(count: number) {
     const values = { ...VALID, subject: `Many ${i}`, message: `${VALID.message} (${i})` };
     expectFailure(await run(formRequest(values, client)));
   }
-  fake.reset();
+  scratch.fake.reset();
 }
 
 // Two resends at once once sent each message twice.
 it("two resends at once send each message once", async () => {
   await leaveMany(20);
-  expect(await readdir(path.join(outbox, "undelivered"))).toHaveLength(20);
-  fake.setMode({ kind: "status", status: 200, delayMs: 50 });
+  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toHaveLength(20);
+  scratch.fake.setMode({ kind: "status", status: 200, delayMs: 50 });
   const runs = await Promise.all([cli(["resend"]), cli(["resend"])]);
-  expect(fake.requests).toHaveLength(20);
-  const subjects = fake.requests.map(
+  expect(scratch.fake.requests).toHaveLength(20);
+  const subjects = scratch.fake.requests.map(
     (request) => (request.body as { template_params: { subject: string } }).template_params.subject,
   );
   expect(new Set(subjects).size).toBe(20);
   // One sent them all; the other either found the lock or nothing left to send.
   const outputs = runs.map((run) => run.stdout + run.stderr);
   expect(outputs.filter((output) => output.includes("20 sent, 0 still undelivered"))).toHaveLength(1);
-  expect(await readdir(path.join(outbox, "undelivered"))).toEqual([]);
+  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toEqual([]);
 });
 
 it("a renamed file is one message: resent while failing it stays one file, then it is sent once", async () => {
   await leaveMany(1);
-  const dir = path.join(outbox, "undelivered");
+  const dir = path.join(scratch.outbox, "undelivered");
   const [original] = await readdir(dir);
   await rename(path.join(dir, original!), path.join(dir, "renamed-by-the-owner.json"));
   await copyFile(path.join(dir, "renamed-by-the-owner.json"), path.join(dir, "a-second-copy.json"));
 
-  fake.setMode({ kind: "status", status: 500 });
+  scratch.fake.setMode({ kind: "status", status: 500 });
   expect((await cli(["resend"])).stdout).toMatch(/0 sent, 1 still undelivered/);
   expect(await readdir(dir)).toEqual([original]);
-  fake.reset();
+  scratch.fake.reset();
   expect((await cli(["resend"])).stdout).toMatch(/1 sent, 0 still undelivered/);
   expect(await readdir(dir)).toEqual([]);
   // One failed attempt, one delivery.
-  expect(fake.requests).toHaveLength(1);
+  expect(scratch.fake.requests).toHaveLength(1);
 });
 
 // Issue 17, item 5: one bad file stopped list and resend, some crashed them, a FIFO hung them, a link was followed.
 it("files that are not messages are named and skipped, never opened when special", async () => {
   await leaveMany(1);
-  const dir = path.join(outbox, "undelivered");
+  const dir = path.join(scratch.outbox, "undelivered");
   await writeFile(path.join(dir, "broken.json"), "{");
   await writeFile(path.join(dir, "other.json"), '{"hello":1}');
   await writeFile(path.join(dir, "array.json"), "[]");
@@ -201,7 +193,7 @@ it("files that are not messages are named and skipped, never opened when special
   const resend = await cli(["resend"]);
   expect(resend.code).toBe(1);
   expect(resend.stdout).toMatch(/1 sent, 0 still undelivered/);
-  expect(fake.requests).toHaveLength(1);
+  expect(scratch.fake.requests).toHaveLength(1);
   expect((await readdir(dir)).sort()).toEqual(
     ["array.json", "broken.json", "fifo.json", "link.json", "null.json", "other.json"].sort(),
   );

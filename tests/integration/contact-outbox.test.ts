@@ -1,10 +1,9 @@
 // With no EmailJS ids, accepted messages land in OUTBOX_DIR as the JSON that
 // would have been sent, with no ids or keys, and nothing goes on the network.
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { expect, it } from "vitest";
+import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import {
   VALID_TEMPLATE_PARAMS,
   VALID,
@@ -14,32 +13,25 @@ import {
   setupAction,
 } from "../support/contact";
 
-let fake: EmailJsFake;
-let dir: string;
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-});
-afterAll(() => fake.close());
-beforeEach(async () => {
-  fake.reset();
-  dir = await mkdtemp(path.join(tmpdir(), "outbox-test-"));
-});
-afterEach(() => rm(dir, { recursive: true, force: true }));
+const scratch = useFakeAndOutbox("outbox-test-");
 
 it("writes each accepted message as the JSON it would have sent, without keys, owner-readable only", async () => {
   // EMAILJS_API_URL points at the fake to prove the outbox never calls it.
-  const { run, events } = setupAction({ OUTBOX_DIR: path.join(dir, "mail"), EMAILJS_API_URL: fake.url });
+  const { run, events } = setupAction({
+    OUTBOX_DIR: path.join(scratch.outbox, "mail"),
+    EMAILJS_API_URL: scratch.fake.url,
+  });
   const response = expectRedirect(await run(formRequest(VALID)));
   expect(response.status).toBe(303);
   expect(response.headers.get("Location")).toBe("/#contact");
   expectRedirect(await run(formRequest({ ...VALID, subject: "Second" })));
 
-  const files = (await readdir(path.join(dir, "mail"))).sort();
+  const files = (await readdir(path.join(scratch.outbox, "mail"))).sort();
   expect(files).toHaveLength(2);
   expect(files.every((file) => file.endsWith(".json"))).toBe(true);
-  const first = await readFile(path.join(dir, "mail", files[0]!), "utf8");
+  const first = await readFile(path.join(scratch.outbox, "mail", files[0]!), "utf8");
   const entries = await Promise.all(
-    files.map(async (file) => JSON.parse(await readFile(path.join(dir, "mail", file), "utf8"))),
+    files.map(async (file) => JSON.parse(await readFile(path.join(scratch.outbox, "mail", file), "utf8"))),
   );
   expect(entries).toContainEqual({
     lib_version: "4.4.1",
@@ -47,9 +39,9 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
   });
   expect(entries.map((entry) => entry.template_params.subject).sort()).toEqual(["Engines", "Second"]);
   expect(first).not.toMatch(/user_id|service_id|template_id|accessToken/);
-  expect((await stat(path.join(dir, "mail", files[0]!))).mode & 0o777).toBe(0o600);
+  expect((await stat(path.join(scratch.outbox, "mail", files[0]!))).mode & 0o777).toBe(0o600);
 
-  expect(fake.requests).toHaveLength(0);
+  expect(scratch.fake.requests).toHaveLength(0);
   expect(events).toEqual([
     { outcome: "accepted", transport: "outbox" },
     { outcome: "accepted", transport: "outbox" },
@@ -57,13 +49,13 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
 });
 
 it("refused input writes nothing", async () => {
-  const { run } = setupAction({ OUTBOX_DIR: dir });
+  const { run } = setupAction({ OUTBOX_DIR: scratch.outbox });
   expect(expectFailure(await run(formRequest({ ...VALID, email: "nope" }))).status).toBe(400);
-  expect(await readdir(dir)).toEqual([]);
+  expect(await readdir(scratch.outbox)).toEqual([]);
 });
 
 it("an outbox that cannot be written: 500 with the typed text kept", async () => {
-  const blocker = path.join(dir, "a-file");
+  const blocker = path.join(scratch.outbox, "a-file");
   await writeFile(blocker, "");
   const { run, events } = setupAction({ OUTBOX_DIR: path.join(blocker, "outbox") });
   const failure = expectFailure(await run(formRequest(VALID)));

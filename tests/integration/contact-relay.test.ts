@@ -1,16 +1,15 @@
 // How the action behaves when the provider misbehaves: what is retried (only
 // what cannot have been delivered), what the visitor gets, what is kept in
 // OUTBOX_DIR/undelivered, and that the visitor's quota is not used up.
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
 import { KEPT_PER_CLIENT } from "~/contact/guards.server";
 import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/store.server";
 import { site } from "~/content/site";
-import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { useFakeAndOutbox } from "../support/fake-and-outbox";
 // A free port has nothing listening: "connection refused".
 import { freePort as closedPort } from "../support/free-port";
 import {
@@ -26,24 +25,18 @@ import {
 
 const PRIVATE_KEY = "private_test_KEY_000";
 
-let fake: EmailJsFake;
-let outbox: string;
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-});
-afterAll(() => fake.close());
-beforeEach(async () => {
-  fake.reset();
-  outbox = await mkdtemp(path.join(tmpdir(), "relay-test-"));
-});
-afterEach(() => rm(outbox, { recursive: true, force: true }));
+const scratch = useFakeAndOutbox("relay-test-");
 
-const undeliveredDir = () => path.join(outbox, "undelivered");
+const undeliveredDir = () => path.join(scratch.outbox, "undelivered");
 
 /** The action against `apiUrl`, one message per client allowed, undelivered mail kept in this test's folder. */
-function relay(apiUrl = fake.url, retry: RetryOptions = FAST_RETRY) {
+function relay(apiUrl = scratch.fake.url, retry: RetryOptions = FAST_RETRY) {
   return setupAction(
-    relayEnv(apiUrl, { OUTBOX_DIR: outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY, CONTACT_RATE_LIMIT_MAX: "1" }),
+    relayEnv(apiUrl, {
+      OUTBOX_DIR: scratch.outbox,
+      EMAILJS_PRIVATE_KEY: PRIVATE_KEY,
+      CONTACT_RATE_LIMIT_MAX: "1",
+    }),
     { retry },
   );
 }
@@ -80,7 +73,7 @@ async function expectKept(flags: { reason: string; upstreamStatus: number; uncer
 
 /** The quota was given back: the next message from the same client is not refused with 429. */
 async function expectQuotaUnused(run: (request: Request) => Promise<unknown>) {
-  fake.setMode({ kind: "status", status: 200 }, "quota-probe");
+  scratch.fake.setMode({ kind: "status", status: 200 }, "quota-probe");
   expectRedirect(await run(formRequest({ ...VALID, message: "quota-probe" })));
 }
 
@@ -88,12 +81,12 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
   it.each([400, 401, 403, 412, 422])(
     "a %i: 502 upstream_rejected, kept as certainly not delivered",
     async (status) => {
-      fake.setMode({ kind: "status", status, body: "The Public Key is invalid" });
+      scratch.fake.setMode({ kind: "status", status, body: "The Public Key is invalid" });
       const { run, events } = relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.status).toBe(502);
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_rejected", fields: VALID });
-      expect(fake.requests).toHaveLength(1);
+      expect(scratch.fake.requests).toHaveLength(1);
       await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
       expect(events).toEqual([
         { outcome: "accepted", transport: "relay" },
@@ -112,51 +105,51 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
   );
 
   it("a 429 without Retry-After is final and certain", async () => {
-    fake.setMode({ kind: "status", status: 429 });
+    scratch.fake.setMode({ kind: "status", status: 429 });
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_rejected");
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     await expectKept({ reason: "upstream_rejected", upstreamStatus: 429, uncertain: false });
   });
 
   it.each([500, 502, 503])(
     "a %i without Retry-After is final and uncertain: no second try",
     async (status) => {
-      fake.setMode({ kind: "status", status });
+      scratch.fake.setMode({ kind: "status", status });
       const { run } = relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
-      expect(fake.requests).toHaveLength(1);
+      expect(scratch.fake.requests).toHaveLength(1);
       await expectKept({ reason: "upstream_error", upstreamStatus: status, uncertain: true });
       await expectQuotaUnused(run);
     },
   );
 
   it("a 503 whose Retry-After is over the bound is final", async () => {
-    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "3" } });
+    scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "3" } });
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 
   it("no answer in time: 504 after one attempt, kept as uncertain", async () => {
-    fake.setMode({ kind: "hang" });
+    scratch.fake.setMode({ kind: "hang" });
     const { run, events } = relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 504, reason: "upstream_timeout", fields: VALID });
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 1 });
     await expectKept({ reason: "upstream_timeout", upstreamStatus: 0, uncertain: true });
     await expectQuotaUnused(run);
   });
 
   it("the connection dropped after the request was read: 502 after one attempt, uncertain", async () => {
-    fake.setMode({ kind: "drop" });
+    scratch.fake.setMode({ kind: "drop" });
     const { run } = relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_dropped", fields: VALID });
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     await expectKept({ reason: "upstream_dropped", upstreamStatus: 0, uncertain: true });
     await expectQuotaUnused(run);
   });
@@ -175,52 +168,52 @@ describe("retried: only what the provider cannot have received", () => {
   });
 
   it("a 503 with Retry-After: 1 waits that second, then the message goes through once", async () => {
-    fake.queue({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
-    const { run, events } = relay(fake.url, { ...FAST_RETRY, deadlineMs: 3_000 });
+    scratch.fake.queue({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
+    const { run, events } = relay(scratch.fake.url, { ...FAST_RETRY, deadlineMs: 3_000 });
     expectRedirect(await run(formRequest(VALID)));
-    expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(950);
-    expect(fake.requests[0]!.rawBody).toBe(fake.requests[1]!.rawBody);
+    expect(scratch.fake.requests).toHaveLength(2);
+    expect(scratch.fake.requests[1]!.at - scratch.fake.requests[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(scratch.fake.requests[0]!.rawBody).toBe(scratch.fake.requests[1]!.rawBody);
     expect(events[1]).toMatchObject({ outcome: "relayed", ok: true, upstreamStatus: 200, attempts: 2 });
     expect(await stored()).toEqual([]);
   });
 
   it("a 429 with Retry-After: 0 is retried at once", async () => {
-    fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "0" } });
+    scratch.fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "0" } });
     const { run } = relay();
     expectRedirect(await run(formRequest(VALID)));
-    expect(fake.requests).toHaveLength(2);
+    expect(scratch.fake.requests).toHaveLength(2);
   });
 
   it("Retry-After that would pass the deadline is not waited for", async () => {
-    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
+    scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
     const { run } = relay(); // FAST_RETRY: 1 s deadline
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 
   it("a provider that keeps asking to retry gets at most maxAttempts requests", async () => {
-    fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "0" } });
+    scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "0" } });
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
-    expect(fake.requests).toHaveLength(FAST_RETRY.maxAttempts);
+    expect(scratch.fake.requests).toHaveLength(FAST_RETRY.maxAttempts);
     await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 });
 
 describe("an identical re-post", () => {
   it("is answered from the kept copy: the provider is not called again, and it uses the quota", async () => {
-    fake.setMode({ kind: "status", status: 500 });
+    scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     expectFailure(await run(formRequest(VALID)));
     const first = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
 
     // The provider is back, but the message already waits: the redelivery sends it, once.
-    fake.setMode({ kind: "status", status: 200 });
+    scratch.fake.setMode({ kind: "status", status: 200 });
     const again = expectFailure(await run(formRequest(VALID)));
     expect(again).toMatchObject({ status: 502, data: { reason: "upstream_error" } });
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     const still = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
     expect(still.name).toBe(first.name);
     expect(events).toContainEqual({ outcome: "already_kept", reason: "upstream_error" });
@@ -231,7 +224,7 @@ describe("an identical re-post", () => {
   });
 
   it("a different subject is a different message: a second file", async () => {
-    fake.setMode({ kind: "status", status: 500 });
+    scratch.fake.setMode({ kind: "status", status: 500 });
     const { run } = relay();
     expectFailure(await run(formRequest(VALID)));
     expectFailure(await run(formRequest({ ...VALID, subject: "Engines, again" })));
@@ -248,7 +241,7 @@ describe("the undelivered folder", () => {
         writeFile(path.join(dir, `filler-${i}.json`), "{}"),
       ),
     );
-    fake.setMode({ kind: "status", status: 500 });
+    scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
@@ -263,9 +256,11 @@ describe("the undelivered folder", () => {
   });
 
   it("cannot be written: the visitor is told it was not kept, and the log says so", async () => {
-    await writeFile(path.join(outbox, "blocker"), "");
-    fake.setMode({ kind: "status", status: 500 });
-    const { run, events } = setupAction(relayEnv(fake.url, { OUTBOX_DIR: path.join(outbox, "blocker") }));
+    await writeFile(path.join(scratch.outbox, "blocker"), "");
+    scratch.fake.setMode({ kind: "status", status: 500 });
+    const { run, events } = setupAction(
+      relayEnv(scratch.fake.url, { OUTBOX_DIR: path.join(scratch.outbox, "blocker") }),
+    );
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
     expect(events).toContainEqual({
@@ -282,7 +277,7 @@ describe("the undelivered folder", () => {
     // The message's own name is taken by a folder: the rename fails after the part was written.
     const params = { ...VALID_TEMPLATE_PARAMS };
     await mkdir(path.join(dir, undeliveredFileName(params), "x"), { recursive: true });
-    fake.setMode({ kind: "status", status: 500 });
+    scratch.fake.setMode({ kind: "status", status: 500 });
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).data).toMatchObject({
       status: 503,
@@ -293,7 +288,7 @@ describe("the undelivered folder", () => {
 
   // Issue 17, item 2: failures gave the quota back, so one client filled the folder.
   it("one client may leave a few messages; past that they are not kept and count against its limit", async () => {
-    fake.setMode({ kind: "status", status: 500 });
+    scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     const outcomes = [];
     for (let i = 0; i < KEPT_PER_CLIENT.max + 3; i++) {
@@ -336,8 +331,8 @@ describe("the undelivered folder", () => {
 // Issue 17, item 4: the body of the provider's answer decided too much.
 describe("the provider's answer: the status decides, the body is read briefly and bounded", () => {
   it("a 200 whose body comes later than the attempt's time is a success, at once", async () => {
-    fake.setMode({ kind: "streamed", status: 200, bytes: 2, overMs: 5_000 });
-    const { run } = relay(fake.url, { ...FAST_RETRY, attemptTimeoutMs: 2_000, deadlineMs: 3_000 });
+    scratch.fake.setMode({ kind: "streamed", status: 200, bytes: 2, overMs: 5_000 });
+    const { run } = relay(scratch.fake.url, { ...FAST_RETRY, attemptTimeoutMs: 2_000, deadlineMs: 3_000 });
     const started = performance.now();
     expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -347,11 +342,15 @@ describe("the provider's answer: the status decides, the body is read briefly an
   it.each([301, 302, 307, 308])(
     "a %i is not followed: 502 upstream_rejected with its status, kept as certainly not delivered",
     async (status) => {
-      fake.setMode({ kind: "status", status, headers: { Location: `${fake.url}/elsewhere` } });
+      scratch.fake.setMode({
+        kind: "status",
+        status,
+        headers: { Location: `${scratch.fake.url}/elsewhere` },
+      });
       const { run, events } = relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toMatchObject({ status: 502, reason: "upstream_rejected" });
-      expect(fake.requests.map((request) => request.path)).toEqual(["/api/v1.0/email/send"]);
+      expect(scratch.fake.requests.map((request) => request.path)).toEqual(["/api/v1.0/email/send"]);
       await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
       expect(events).toContainEqual(expect.objectContaining({ outcome: "relayed", upstreamStatus: status }));
     },
@@ -360,18 +359,18 @@ describe("the provider's answer: the status decides, the body is read briefly an
 
 describe("successes", () => {
   it("any 2xx is success, one attempt, nothing kept", async () => {
-    fake.setMode({ kind: "status", status: 202, body: "" });
+    scratch.fake.setMode({ kind: "status", status: 202, body: "" });
     const { run } = relay();
     expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
     expect(await stored()).toEqual([]);
   });
 
   it("a slow answer inside the attempt timeout is still a success", async () => {
-    fake.setMode({ kind: "status", status: 200, delayMs: 100 });
+    scratch.fake.setMode({ kind: "status", status: 200, delayMs: 100 });
     const { run } = relay();
     expectRedirect(await run(formRequest(VALID)));
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
   });
 });
 

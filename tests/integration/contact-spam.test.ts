@@ -1,33 +1,27 @@
 // What the message says and how many are mailed: suspected spam is kept in OUTBOX_DIR/spam/ (never
 // mailed, never silently dropped, the visitor told it was sent), the site's daily send budget keeps
 // the rest for the owner, and `outbox spam list|release|delete` lets the owner decide.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { describe, expect, it } from "vitest";
+import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { VALID, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
 
-let fake: EmailJsFake;
-let outbox: string;
-beforeAll(async () => {
-  fake = await startEmailJsFake();
-});
-afterAll(() => fake.close());
-beforeEach(async () => {
-  fake.reset();
-  outbox = await mkdtemp(path.join(tmpdir(), "contact-spam-"));
-});
-afterEach(() => rm(outbox, { recursive: true, force: true }));
+const scratch = useFakeAndOutbox("contact-spam-");
 
 const env = (extra: Record<string, string> = {}) =>
-  relayEnv(fake.url, { OUTBOX_DIR: outbox, TRUST_PROXY: "1", CONTACT_RATE_LIMIT_MAX: "100", ...extra });
+  relayEnv(scratch.fake.url, {
+    OUTBOX_DIR: scratch.outbox,
+    TRUST_PROXY: "1",
+    CONTACT_RATE_LIMIT_MAX: "100",
+    ...extra,
+  });
 const from = (client: string, values: Record<string, string>) =>
   formRequest(values, { "X-Forwarded-For": client });
 const files = async (folder: string) => {
   try {
-    return (await readdir(path.join(outbox, folder))).filter((name) => name.endsWith(".json"));
+    return (await readdir(path.join(scratch.outbox, folder))).filter((name) => name.endsWith(".json"));
   } catch {
     return [];
   }
@@ -58,9 +52,9 @@ describe("the score", () => {
     const { run } = setupAction(env(), { log: (event) => events.push(event) });
     const answer = expectRedirect(await run(from("203.0.113.5", { ...VALID, ...change })));
     expect(answer.status).toBe(303);
-    expect(fake.requests).toHaveLength(0);
+    expect(scratch.fake.requests).toHaveLength(0);
     const [file] = await files("spam");
-    const kept = JSON.parse(await readFile(path.join(outbox, "spam", file!), "utf8"));
+    const kept = JSON.parse(await readFile(path.join(scratch.outbox, "spam", file!), "utf8"));
     expect(kept).toMatchObject({
       reason: "suspected_spam",
       template_params: { name: (change as { name?: string }).name ?? VALID.name },
@@ -82,7 +76,7 @@ describe("the score", () => {
     expectRedirect(
       await run(from("203.0.113.7", { ...VALID, subject: "About example.com", message: "Hi (2)" })),
     );
-    expect(fake.requests).toHaveLength(2);
+    expect(scratch.fake.requests).toHaveLength(2);
     expect(await files("spam")).toEqual([]);
   });
 
@@ -94,7 +88,7 @@ describe("the score", () => {
         await run(from(`203.0.113.${20 + i}`, { ...VALID, subject: `Offer ${i}`, message: text })),
       );
     }
-    expect(fake.requests).toHaveLength(9);
+    expect(scratch.fake.requests).toHaveLength(9);
     expect(await files("spam")).toHaveLength(3);
   });
 
@@ -106,7 +100,7 @@ describe("the score", () => {
       body: new URLSearchParams(VALID),
     });
     expectRedirect(await run(bare));
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
   });
 
   it("the spam folder takes at most 5 a day from one client; past that they are logged, not kept", async () => {
@@ -118,7 +112,7 @@ describe("the score", () => {
     }
     expect(await files("spam")).toHaveLength(5);
     expect(events.filter((event) => event.stored === "client_full")).toHaveLength(2);
-    expect(fake.requests).toHaveLength(0);
+    expect(scratch.fake.requests).toHaveLength(0);
   });
 });
 
@@ -130,10 +124,10 @@ describe("the daily send budget", () => {
         await run(from(`203.0.113.${40 + i}`, { ...VALID, subject: `Budget ${i}`, message: `Hi ${i}` })),
       );
     }
-    expect(fake.requests).toHaveLength(2);
+    expect(scratch.fake.requests).toHaveLength(2);
     const kept = await files("undelivered");
     expect(kept).toHaveLength(2);
-    const entry = JSON.parse(await readFile(path.join(outbox, "undelivered", kept[0]!), "utf8"));
+    const entry = JSON.parse(await readFile(path.join(scratch.outbox, "undelivered", kept[0]!), "utf8"));
     expect(entry).toMatchObject({ reason: "over_daily_limit", uncertain: false, upstreamStatus: 0 });
   });
 });
@@ -158,7 +152,8 @@ describe("outbox spam", () => {
     const [keep, drop] = await Promise.all(
       ["Keep me", "Drop me"].map(async (subject) => {
         for (const name of await files("spam")) {
-          if ((await readFile(path.join(outbox, "spam", name), "utf8")).includes(subject)) return name;
+          if ((await readFile(path.join(scratch.outbox, "spam", name), "utf8")).includes(subject))
+            return name;
         }
         throw new Error(subject);
       }),
@@ -168,13 +163,13 @@ describe("outbox spam", () => {
       runOutboxCli(["spam", "release", keep!], childEnv),
     ]);
     expect(released.map((run) => run.code).sort()).toEqual([0, expect.any(Number)]);
-    expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]!.rawBody).toContain("Keep me");
+    expect(scratch.fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests[0]!.rawBody).toContain("Keep me");
 
     const deleted = await runOutboxCli(["spam", "delete", drop!], childEnv);
     expect(deleted.code).toBe(0);
     expect(await files("spam")).toEqual([]);
-    expect(fake.requests).toHaveLength(1);
+    expect(scratch.fake.requests).toHaveLength(1);
   });
 
   it("a path instead of a file name, or a missing file, is refused clearly", async () => {
