@@ -1,4 +1,4 @@
-// The text rules of the shared schema in the browser (issue 9, finding 6): a
+// The text rules of the shared schema in the browser: a
 // name of only a zero-width space is empty, a subject with U+2028 is not one
 // line; each field says so next to it and nothing is sent.
 import type { Page } from "@playwright/test";

@@ -65,7 +65,7 @@ describe("/healthz", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  // Issue 17, item 2: a public count of waiting messages told an attacker the provider was down.
+  // A public count of waiting messages told an attacker the provider was down.
   it("does not tell anyone that messages are waiting", async () => {
     fake.setMode({ kind: "status", status: 500 });
     await post({ ...VALID, subject: "health-count" });

@@ -87,7 +87,7 @@ describe("malformed URLs", () => {
     expect(String(answer.headers.location)).toMatch(/^\/[^/\\]/);
   });
 
-  // Issue 17, item 5: each rendered a fresh page, one cache entry per spelling.
+  // Each once rendered a fresh page, one cache entry per spelling.
   it.each([
     ["/////", "/"],
     ["//", "/"],
@@ -176,7 +176,7 @@ describe("legacy data requests", () => {
 });
 
 describe("routes that take no such request", () => {
-  // Issue 17, item 5: "Unexpected Application Error!" and a stack in the log for each.
+  // These once gave "Unexpected Application Error!" and a stack in the log for each.
   it.each(["/", "/?Index", "/_root.data"])(
     "POST %s is a 405 page that says so, and logs no error",
     async (path) => {

@@ -54,7 +54,7 @@ describe("with SESSION_SECRET set", () => {
     expect(await themeOf(app, await themeCookie(SECRET, "light"))).toBe("light");
   });
 
-  // Issue 9, finding 5: the theme cookie's secret was a constant in the code.
+  // The theme cookie's secret was once a constant in the code.
   it("reads a theme cookie signed with the old built-in constant as no choice", async () => {
     expect(await themeOf(app, await themeCookie("portfolio-theme-cookie", "light"))).toBe("dark");
   });
@@ -65,7 +65,7 @@ describe("with SESSION_SECRET set", () => {
     expect(await themeOf(app, response.headers.get("set-cookie")!.split(";")[0]!)).toBe("light");
   });
 
-  // Issue 9, finding 5: `Cookie: contact_flash=InNlbnQi` made any page say "Message Sent!".
+  // `Cookie: contact_flash=InNlbnQi` once made any page say "Message Sent!".
   it("shows 'Message Sent!' after a real post, and not for a forged flash cookie", async () => {
     const sent = await fetch(`${app.url}/?index`, {
       method: "POST",
@@ -84,7 +84,7 @@ describe("with SESSION_SECRET set", () => {
     expect(await forged.text()).not.toContain("Message Sent!");
   });
 
-  // Issue 9, findings 1 and 2, as curl showed them.
+  // The off-site redirects, as curl sent them.
   it.each(OFF_SITE_REDIRECTS)("the no-JS theme form with redirectTo=%s goes home", async (redirectTo) => {
     const response = await postTheme(app, { theme: "dark", redirectTo });
     expect(response.status).toBe(303);

@@ -1,6 +1,6 @@
 /**
  * redirectTo values that led a visitor off the site (dot segments before
- * "//") or threw a 500 (no URL at all), as issue 9 sent them with curl.
+ * "//") or threw a 500 (no URL at all), as a review sent them with curl.
  */
 export const OFF_SITE_REDIRECTS = [
   "/.//evil.com",

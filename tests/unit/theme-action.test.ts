@@ -52,7 +52,7 @@ describe("POST /action/set-theme", () => {
     expect(response.headers.get("location")).toBe("/");
   });
 
-  // Issue 9, findings 1 and 2: dot segments before "//" led off the site, and
+  // Dot segments before "//" once led off the site, and
   // values that are no URL threw (a 500 with a stack trace).
   it.each(OFF_SITE_REDIRECTS)("sends %s back to / with 303", async (redirectTo) => {
     const response = await post(new URLSearchParams({ theme: "dark", redirectTo }));
@@ -67,7 +67,7 @@ describe("POST /action/set-theme", () => {
     expect((await post(body())).headers.get("set-cookie")).not.toMatch(/Secure/);
   });
 
-  // Issue 9, finding 5: the cookie was signed with a constant written in the code.
+  // The cookie was once signed with a constant written in the code.
   it("reads a cookie signed with the old built-in constant as no theme", async () => {
     const old = createCookieSessionStorage({
       cookie: { name: "theme", secrets: ["portfolio-theme-cookie"] },
