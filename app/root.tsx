@@ -60,7 +60,7 @@ export function Layout({ children }: { children: ReactNode }) {
 
 export default function App() {
   return (
-    <TooltipProvider delayDuration={700} skipDelayDuration={300}>
+    <TooltipProvider delayDuration={700} skipDelayDuration={300} disableHoverableContent>
       <Outlet />
     </TooltipProvider>
   );

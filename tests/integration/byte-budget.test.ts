@@ -15,7 +15,8 @@ import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { waitForHydration } from "../support/hydration";
 
 const KB = 1000;
-const BUDGET = { scriptBytes: 110 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };
+// JS: 125 KB since the tooltip loads with the page (decision 040).
+const BUDGET = { scriptBytes: 125 * KB, stylesheetBytes: 12 * KB, documentBytes: 12 * KB };
 
 type Measured = Awaited<ReturnType<typeof measureFirstLoad>>;
 type RequestRecord = Measured["requests"][number];
