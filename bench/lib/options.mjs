@@ -25,9 +25,13 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               VCL) in front of the app; browser headers (Accept-Encoding br,
               gzip); and how many of 1,000 cookieless GETs through the cache
               reached the app
-  contact     the contact action (a valid no-JS form post, answered 303)
-              against the fake, and the fake alone: one request at a time
-              for --duration s, latency p50/p99
+  contact     one request at a time for --duration s (at most 5), latency
+              p50/p99: the contact action (a valid no-JS form post,
+              answered 303) against the fake, the fake alone, and
+              GET /healthz; then, in 10 interleaved rounds over 3 × that,
+              the server's CPU time per request for a page view, a sent
+              post, a refused post (400, page and data) and a throttled
+              one (429, from a second server whose limit is used up)
 --quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
 --wait-idle 1.5:120: before each part, wait (at most 120 s) until the
 1-minute load average is under 1.5, then go on regardless.
