@@ -1,9 +1,7 @@
-// Runs the project's TypeScript test helpers (tests/support) from
-// plain Node, through vite-node (shipped with vitest): no tsx, no build step.
+// Runs the project's TypeScript test helpers (tests/support) from plain Node,
+// through Vite's own SSR module loader: no tsx, no build step.
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
-import { ViteNodeRunner } from "vite-node/client";
-import { ViteNodeServer } from "vite-node/server";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -18,15 +16,7 @@ export async function importTs(...files) {
     optimizeDeps: { noDiscovery: true, include: [] },
     resolve: { alias: { "~": `${ROOT}app` } },
   });
-  await server.pluginContainer.buildStart({});
-  const node = new ViteNodeServer(server);
-  const runner = new ViteNodeRunner({
-    root: server.config.root,
-    base: server.config.base,
-    fetchModule: (id) => node.fetchModule(id),
-    resolveId: (id, importer) => node.resolveId(id, importer),
-  });
   const modules = [];
-  for (const file of files) modules.push(await runner.executeFile(`${ROOT}${file}`));
+  for (const file of files) modules.push(await server.ssrLoadModule(`${ROOT}${file}`));
   return { modules, close: () => server.close() };
 }
