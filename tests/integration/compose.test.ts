@@ -1,7 +1,7 @@
 // compose.yaml, the deploy recipe, without a Docker engine: the file against
 // the Compose Specification's own JSON schema, the settings the deploy relies
 // on, and deploy/Caddyfile through `caddy validate` with the proxy service's
-// environment. tests/integration/topology.test.ts runs the same pieces.
+// environment. tests/integration/topology-caddy-redis.test.ts runs the same pieces.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

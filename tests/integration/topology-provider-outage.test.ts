@@ -1,0 +1,99 @@
+// During a provider outage one client once filled undelivered/ (every failure
+// gave its quota back) and genuine messages were then lost (decision 024).
+// Two relaying replicas behind deploy/Caddyfile, one redis-server, the
+// EmailJS fake answering 500.
+import { readdirSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Caddy } from "../support/caddy";
+import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { startProxiedReplicas, tempOutbox } from "../support/topology";
+
+describe("a provider outage and a flood from one client", () => {
+  let provider: EmailJsFake;
+  let proxy: Caddy;
+  let stopProxied: () => Promise<void>;
+  let kept: string;
+  let outageRedis: RedisServer;
+
+  beforeAll(async () => {
+    provider = await startEmailJsFake();
+    provider.setMode({ kind: "status", status: 500 });
+    outageRedis = await startRedisServer();
+    const outboxDir = tempOutbox("outage");
+    kept = join(outboxDir, "undelivered");
+    const env = relayEnv(provider.url, {
+      TRUST_PROXY: "1",
+      REDIS_URL: outageRedis.url,
+      OUTBOX_DIR: outboxDir,
+    });
+    ({ caddy: proxy, stop: stopProxied } = await startProxiedReplicas(env));
+  }, 120_000);
+
+  afterAll(async () => {
+    await stopProxied?.();
+    await outageRedis?.stop();
+    await provider?.close();
+  });
+
+  /** A no-JS post through Caddy from the loopback address `from` (Caddy names it in X-Forwarded-For). */
+  const postFrom = (from: string, subject: string) =>
+    new Promise<number>((resolve, reject) => {
+      const body = formBody({ ...VALID, subject }).toString();
+      const request = httpsRequest(
+        {
+          host: "127.0.0.1",
+          port: proxy.httpsPort,
+          servername: "localhost",
+          ca: proxy.rootCa,
+          localAddress: from,
+          path: "/?index",
+          method: "POST",
+          agent: false,
+          headers: {
+            ...BROWSER_HEADERS,
+            Host: `localhost:${proxy.httpsPort}`,
+            Origin: `https://localhost:${proxy.httpsPort}`,
+            "Content-Type": "application/x-www-form-urlencoded",
+          },
+        },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode!));
+        },
+      );
+      request.on("error", reject);
+      request.end(body);
+    });
+
+  const files = () => readdirSync(kept).filter((name) => name.endsWith(".json")).length;
+
+  it("the flood leaves a few messages and meets the limit; every genuine message is kept", async () => {
+    const statuses: Record<number, number> = {};
+    let posts = 0;
+    const until = performance.now() + 3_000;
+    // One client, distinct valid messages, 4 at a time.
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        while (performance.now() < until) {
+          const status = await postFrom("127.0.0.1", `flood ${lane}-${posts++}`);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+        }
+      }),
+    );
+    const flooded = files();
+    const genuine = await Promise.all(
+      [2, 3, 4, 5, 6].map((host) => postFrom(`127.0.0.${host}`, `genuine from ${host}`)),
+    );
+    console.log(
+      `outage flood: ${posts} posts from one client in 3 s, ${flooded} kept, statuses ${JSON.stringify(statuses)}; genuine: ${files() - flooded} of 5 kept, statuses ${genuine.join(",")}`,
+    );
+    expect(flooded).toBeLessThanOrEqual(3);
+    expect(statuses[429]).toBeGreaterThan(0);
+    expect(genuine).toEqual([502, 502, 502, 502, 502]);
+    expect(files() - flooded).toBe(5);
+  }, 60_000);
+});
