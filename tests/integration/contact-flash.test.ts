@@ -18,7 +18,7 @@ describe("the contact flash cookie", () => {
     expect((await flash.read(page(setCookie.split(";")[0]!))).sent).toBe(true);
   });
 
-  // Issue 9, finding 5: `Cookie: contact_flash=InNlbnQi` made any page say "Message Sent!".
+  // `Cookie: contact_flash=InNlbnQi` once made any page say "Message Sent!".
   it("ignores an unsigned value, and leaves it to expire", async () => {
     const forged = await flash.read(page("contact_flash=InNlbnQi"));
     expect(forged.sent).toBe(false);

@@ -168,7 +168,7 @@ it("a renamed file is one message: resent while failing it stays one file, then 
   expect(scratch.fake.requests).toHaveLength(1);
 });
 
-// Issue 17, item 5: one bad file stopped list and resend, some crashed them, a FIFO hung them, a link was followed.
+// One bad file once stopped list and resend, some crashed them, a FIFO hung them, a link was followed.
 it("files that are not messages are named and skipped, never opened when special", async () => {
   await leaveMany(1);
   const dir = path.join(scratch.outbox, "undelivered");

@@ -1,4 +1,4 @@
-// The provider's answer against the production server (issue 17, item 4): a
+// The provider's answer against the production server: a
 // 200 with a huge body is a success in normal time, and the server reads only
 // the start of it, so its memory stays where it was.
 import { readFileSync } from "node:fs";

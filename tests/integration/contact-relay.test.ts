@@ -286,7 +286,7 @@ describe("the undelivered folder", () => {
     expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
-  // Issue 17, item 2: failures gave the quota back, so one client filled the folder.
+  // Failures once gave the quota back, so one client filled the folder.
   it("one client may leave a few messages; past that they are not kept and count against its limit", async () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
@@ -328,7 +328,7 @@ describe("the undelivered folder", () => {
   }, 30_000);
 });
 
-// Issue 17, item 4: the body of the provider's answer decided too much.
+// The body of the provider's answer once decided too much.
 describe("the provider's answer: the status decides, the body is read briefly and bounded", () => {
   it("a 200 whose body comes later than the attempt's time is a success, at once", async () => {
     scratch.fake.setMode({ kind: "streamed", status: 200, bytes: 2, overMs: 5_000 });
