@@ -90,7 +90,9 @@ export function setupAction(
     log: (event) => events.push(event),
     ...options,
   });
-  const run = async (request: Request) => action({ request, params: {}, context: {} });
+  /** `peerAddress`: the client, as the server hands it over; without it every request is one client. */
+  const run = async (request: Request, peerAddress?: string) =>
+    action({ request, params: {}, context: peerAddress ? { peerAddress } : {} });
   return { action, run, events };
 }
 
