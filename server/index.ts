@@ -32,7 +32,7 @@ app.set("query parser", false);
 // Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
 app.set("trust proxy", trustProxyHops);
 app.use(securityHeaders);
-app.use(requestChecks(build, trustProxyHops));
+app.use(requestChecks(() => build, trustProxyHops));
 // A page, with its strong ETag, comes encoded already (decision 027).
 app.use(
   compression({

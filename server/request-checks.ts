@@ -1,5 +1,6 @@
 // The checks every request passes before Remix runs, and the Origin of a post judged (decision 020).
 import type { ServerBuild } from "@remix-run/node";
+import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import { logRefusal } from "./log";
 
@@ -10,9 +11,11 @@ const WITH_POST = [...READ_ONLY, "POST"];
 // target that does not parse → 400; repeated slashes or backslashes → 301/308 to single slashes, one
 // address per page; an encoded backslash → 404; `?_data` → 400; a method the path does not take →
 // 405. It also judges a post's Origin for the actions (`crossSite`).
-export function requestChecks(build: ServerBuild, trustProxyHops: number): RequestHandler {
-  const postPaths = actionPaths(build);
-  return (req, res, next) => {
+export function requestChecks(
+  loadBuild: () => ServerBuild | Promise<ServerBuild>,
+  trustProxyHops: number,
+): RequestHandler {
+  return async (req, res, next) => {
     const pathname = parsePathname(req, trustProxyHops);
     if (pathname === null) {
       logRefusal(400, "malformed_url", req);
@@ -30,7 +33,7 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       return;
     }
     // No page has one, and react-router cannot make a URL of a path that starts with one.
-    if (pathname.includes("\\")) {
+    if (decodeURIComponent(pathname).includes("\\")) {
       logRefusal(404, "backslash_path", req);
       res.status(404).type("text/plain").send("Not found.");
       return;
@@ -41,7 +44,13 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
       res.status(400).type("text/plain").send("Bad request: this site takes no ?_data requests.");
       return;
     }
-    const allowed = postPaths.has(routePath(pathname)) ? WITH_POST : READ_ONLY;
+    let allowed: string[];
+    try {
+      allowed = allowedMethods(await loadBuild(), pathname);
+    } catch (error) {
+      next(error);
+      return;
+    }
     if (!allowed.includes(req.method)) {
       logRefusal(405, "method_not_allowed", req);
       res
@@ -63,7 +72,7 @@ export function requestChecks(build: ServerBuild, trustProxyHops: number): Reque
 const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-/** The decoded path, or null when the URL Remix builds (from req.hostname) would not parse. */
+/** The path, or null when the URL Remix builds (from req.hostname) would not parse or decode. */
 function parsePathname(req: ExpressRequest, trustProxyHops: number): string | null {
   const host = (trustProxyHops > 0 && req.get("x-forwarded-host")) || req.get("host");
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
@@ -72,34 +81,46 @@ function parsePathname(req: ExpressRequest, trustProxyHops: number): string | nu
   if (!req.originalUrl.startsWith("/")) return null;
   try {
     decodeURIComponent(req.path); // as the router will, before any dot segment is resolved
-    return decodeURIComponent(new URL(`${req.protocol}://${req.hostname}${req.originalUrl}`).pathname);
+    const { pathname } = new URL(`${req.protocol}://${req.hostname}${req.originalUrl}`);
+    decodeURIComponent(pathname);
+    return pathname;
   } catch {
     return null;
   }
+}
+
+/** The methods a path takes: POST too when the route Remix would run for it has an action. */
+export function allowedMethods(build: ServerBuild, pathname: string): string[] {
+  const matches = matchRoutes(routeTree(build), routePath(pathname));
+  return matches?.at(-1)?.route.hasAction ? WITH_POST : READ_ONLY;
+}
+
+type RouteObject = AgnosticRouteObject & { hasAction: boolean };
+
+/** The build's route manifest as the router's nested routes, made once per build. */
+const trees = new WeakMap<ServerBuild["routes"], RouteObject[]>();
+function routeTree({ routes }: ServerBuild): RouteObject[] {
+  let tree = trees.get(routes);
+  if (!tree) {
+    const children = (parentId?: string): RouteObject[] =>
+      Object.values(routes)
+        .filter((route) => route.parentId === parentId)
+        .map(({ id, path, index, caseSensitive, module }) => {
+          const hasAction = typeof module.action === "function";
+          return index
+            ? { id, path, index: true, caseSensitive, hasAction }
+            : { id, path, caseSensitive, hasAction, children: children(id) };
+        });
+    tree = children();
+    trees.set(routes, tree);
+  }
+  return tree;
 }
 
 /** The page a path addresses: single fetch posts "/about" to "/about.data", and "/" to "/_root.data". */
 function routePath(pathname: string) {
   if (pathname === "/_root.data") return "/";
   return pathname.replace(/\.data$/, "").replace(/(.)\/$/, "$1");
-}
-
-/** Paths whose route has an action (our routes have no dynamic segments). */
-function actionPaths(build: ServerBuild): Set<string> {
-  const paths = new Set<string>();
-  for (const route of Object.values(build.routes)) {
-    if (!route.module.action) continue;
-    const segments: string[] = [];
-    for (
-      let at: typeof route | undefined = route;
-      at;
-      at = at.parentId ? build.routes[at.parentId] : undefined
-    ) {
-      if (at.path) segments.unshift(at.path);
-    }
-    paths.add(`/${segments.join("/")}`);
-  }
-  return paths;
 }
 
 // No Origin (scripts, old browsers) passes: the guards still apply. "null", a malformed or a repeated
