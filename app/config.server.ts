@@ -1,5 +1,5 @@
-// Server configuration: parsed once from the environment when the server
-// starts, so a bad value stops the server instead of failing a visitor later.
+// Server configuration: read once per process from the environment when the server starts, so a
+// bad value stops it with one line instead of failing a visitor later (decision 031).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import * as z from "zod";
@@ -147,7 +147,15 @@ export function loadConfig(
   }
   const e = parsed.data;
 
+  // Every check before any line is logged: a refusal is the only line (decision 031).
+  const blocklist = parseBlocklist(e.CONTACT_BLOCKLIST ?? "");
+  if (!blocklist.ok) throw new ConfigError(`Invalid environment: ${blocklist.error}`);
   const missing = EMAILJS_IDS.filter((name) => !e[name]);
+  if (missing.length > 0 && missing.length < EMAILJS_IDS.length) {
+    throw new ConfigError(
+      `EmailJS is partly configured: set all of ${EMAILJS_IDS.join(", ")} or none of them. Missing: ${missing.join(", ")}`,
+    );
+  }
   const outboxDir = path.resolve(e.OUTBOX_DIR ?? "./outbox");
   const undeliveredDir = path.join(outboxDir, "undelivered");
   const spamDir = path.join(outboxDir, "spam");
@@ -163,14 +171,10 @@ export function loadConfig(
       undeliveredDir,
       spamDir,
     };
-  } else if (missing.length === EMAILJS_IDS.length) {
+  } else {
     mail = { mode: "outbox", dir: outboxDir, undeliveredDir, spamDir };
     logger.info(
       `[contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${mail.dir}`,
-    );
-  } else {
-    throw new ConfigError(
-      `EmailJS is partly configured: set all of ${EMAILJS_IDS.join(", ")} or none of them. Missing: ${missing.join(", ")}`,
     );
   }
 
@@ -179,9 +183,6 @@ export function loadConfig(
       "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the number of proxies in front of the app.",
     );
   }
-
-  const blocklist = parseBlocklist(e.CONTACT_BLOCKLIST ?? "");
-  if (!blocklist.ok) throw new ConfigError(`Invalid environment: ${blocklist.error}`);
 
   if (e.SESSION_SECRET === undefined) {
     logger.warn(
@@ -256,4 +257,10 @@ export function parseBlocklist(
   return { ok: true, blocklist: { addresses, domains } };
 }
 
-export const config: AppConfig = loadConfig(process.env);
+const READ = Symbol.for("portfolio.config");
+
+/**
+ * The configuration this process runs with, read by whichever copy of this module loads first: the
+ * server's bundle, at start; the app's build, bundled apart, finds the same object (decision 031).
+ */
+export const config: AppConfig = ((globalThis as { [READ]?: AppConfig })[READ] ??= loadConfig(process.env));

@@ -1,22 +1,13 @@
 // Renders each document whole and hands it to page-response.server.ts, which
-// finishes it (CSP hashes, ETag, encodings, caching) and keeps shared pages.
+// finishes it (CSP hashes, ETag, encodings, caching).
 import { Writable } from "node:stream";
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { renderToPipeableStream } from "react-dom/server";
-import { config } from "~/config.server";
 import { dataCaching, pageResponse } from "~/page-response.server";
 
 const ABORT_DELAY = 5_000;
 
-export type ServerOptions = Pick<typeof config, "port" | "host" | "trustProxyHops">;
-export const serverOptions: ServerOptions = {
-  port: config.port,
-  host: config.host,
-  trustProxyHops: config.trustProxyHops,
-};
-/** The server answers cookieless requests for shared pages with this, before Remix runs. */
-export { sharedPageReply } from "~/page-response.server";
 /** The server starts it once it listens and stops it before it exits (decision 030). */
 export { startContactRedelivery } from "~/contact/action.server";
 

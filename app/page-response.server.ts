@@ -1,5 +1,5 @@
 // A rendered page made into its response: hashed CSP, strong ETag, gzip and brotli made once, and
-// who may keep it; pages that many visitors share are kept in memory, finished (decision 027).
+// who may keep it; a page others will get too is kept, finished (decisions 027, 031).
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
@@ -71,8 +71,6 @@ function inlineScriptHashes(html: string): string[] {
 
 /** Finished pages by variant: a path with its loader data (never the query, decision 015). */
 const kept = new LRUCache<string, Page>({ max: 32 });
-/** The same pages by path, for requests with no cookie, when every visitor shares them. */
-const shared = new LRUCache<string, Page>({ max: 32 });
 
 type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
 type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
@@ -94,14 +92,11 @@ export async function pageResponse(
     page = new Page(rendered.html, rendered.status, keep);
     if (keep) kept.set(key, page);
   }
-  const policy = cacheControl(request, page.status, headers);
-  if (key !== null && policy === SHARED_PAGE) shared.set(new URL(request.url).pathname, page);
-
   const {
     status: answered,
     headers: own,
     body,
-  } = reply(page, policy, {
+  } = reply(page, cacheControl(request, page.status, headers), {
     "accept-encoding": request.headers.get("Accept-Encoding") ?? undefined,
     "if-none-match": request.headers.get("If-None-Match") ?? undefined,
     "cache-control": request.headers.get("Cache-Control") ?? undefined,
@@ -111,12 +106,6 @@ export async function pageResponse(
     else headers.set(name, value);
   }
   return new Response(body, { status: answered, headers });
-}
-
-/** A cookieless read of a page every visitor shares, answered before Remix runs (server/index.ts). */
-export function sharedPageReply(pathname: string, asked: Asked): Reply | null {
-  const page = shared.get(pathname);
-  return page ? reply(page, SHARED_PAGE, asked) : null;
 }
 
 function reply(page: Page, policy: string, asked: Asked): Reply {

@@ -1,13 +1,14 @@
-// The production server, remix-serve's stack plus our checks (decision 020); `npm start` and the
+// The production server, remix-serve's stack plus our checks (decisions 020, 031); `npm start` and the
 // Docker image run it, bundled to build/server.js.
+import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { installGlobals, type ServerBuild, type ServerEntryModule } from "@remix-run/node";
 import compression from "compression";
 import express, { type ErrorRequestHandler } from "express";
 import morgan from "morgan";
-import type * as AppEntry from "../app/entry.server";
+import type { startContactRedelivery } from "../app/entry.server";
 import { logRefusal } from "./log";
 import { requestChecks } from "./request-checks";
 import { securityHeaders } from "./security-headers";
@@ -17,15 +18,15 @@ installGlobals({ nativeFetch: true });
 // `npm start` without NODE_ENV must not load React's development build.
 process.env.NODE_ENV ??= "production";
 
-const buildDir = path.dirname(fileURLToPath(import.meta.url));
-const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-const entry = build.entry.module as unknown as Pick<
-  typeof AppEntry,
-  "serverOptions" | "sharedPageReply" | "startContactRedelivery"
->;
-const { port, host, trustProxyHops } = entry.serverOptions;
+// Read here, first, so a bad value is one line; the app's build gets the same object (decision 031).
+const { config } = await import("../app/config.server").catch(refuseToStart);
+const { port, host, trustProxyHops } = config;
 
+const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const app = express();
+const server = createServer(app);
+const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
+
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
 app.set("query parser", false);
@@ -46,13 +47,6 @@ app.use(
 );
 app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));
-// A shared page, asked for without a cookie, comes from memory before Remix runs (decision 027).
-app.use((req, res, next) => {
-  const read = req.method === "GET" || req.method === "HEAD";
-  const reply = read && !req.headers.cookie ? entry.sharedPageReply(req.path, req.headers) : null;
-  if (reply) res.writeHead(reply.status, reply.headers).end(reply.body);
-  else next();
-});
 app.all(
   "*",
   createRequestHandler({
@@ -80,6 +74,24 @@ const onError: ErrorRequestHandler = (error: { status?: number; type?: string },
 app.use(onError);
 
 const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
-const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
-const redelivery = entry.startContactRedelivery();
+if (host) server.listen(port, host, onListen);
+else server.listen(port, onListen);
+const redelivery = appEntry(build).startContactRedelivery();
 drainOnSignal(server, redelivery.stop);
+
+/** The build's entry exports what the server starts once it listens (decision 030). */
+function appEntry(build: ServerBuild) {
+  const entry: ServerEntryModule & { startContactRedelivery?: typeof startContactRedelivery } =
+    build.entry.module;
+  if (typeof entry.startContactRedelivery !== "function") {
+    throw new TypeError("The build's entry.server does not export startContactRedelivery.");
+  }
+  return { startContactRedelivery: entry.startContactRedelivery };
+}
+
+/** A bad environment: one line naming the variable and what is wrong, exit 1, no stack. */
+function refuseToStart(error: unknown): never {
+  if (!(error instanceof Error) || error.name !== "ConfigError") throw error;
+  console.error(`${error.name}: ${error.message}`);
+  process.exit(1);
+}

@@ -3,7 +3,7 @@
 // never kept, so it cannot push the real page out (decision 028).
 import type { EntryContext } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
-import { pageResponse, sharedPageReply } from "~/page-response.server";
+import { pageResponse } from "~/page-response.server";
 
 /** What Remix hands the document's entry for a page: its matched routes and their data. */
 function context(routePath?: string): EntryContext {
@@ -36,11 +36,9 @@ async function renders(path: string, routePath: string | undefined, times = 2) {
 }
 
 describe("the page memo", () => {
-  it("keeps a page under its own path, and shares it with cookieless requests", async () => {
+  it("keeps a page under its own path", async () => {
     expect(await renders("/", undefined)).toBe(1);
-    expect(sharedPageReply("/", {})).not.toBeNull();
     expect(await renders("/about", "about")).toBe(1);
-    expect(sharedPageReply("/about", {})).not.toBeNull();
   });
 
   it.each([
@@ -50,11 +48,9 @@ describe("the page memo", () => {
     ["/ABOUT", "about"],
   ])("renders %s each time and keeps it nowhere", async (path, routePath) => {
     expect(await renders(path, routePath)).toBe(2);
-    expect(sharedPageReply(path, {})).toBeNull();
   });
 
   it("keeps nothing under a route with a dynamic segment, whose spelling it cannot check", async () => {
     expect(await renders("/notes/1", "notes/:id")).toBe(2);
-    expect(sharedPageReply("/notes/1", {})).toBeNull();
   });
 });
