@@ -9,6 +9,8 @@ export default defineConfig({
   // socialAssets draws the preview image and icons (social/vite-plugin.ts).
   plugins: [tailwindcss(), socialAssets(), !process.env.VITEST && remix(remixOptions)],
   resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
+  // Not node_modules/.vite: node_modules may be shared between checkouts, or read-only.
+  cacheDir: ".cache/vite",
   // The server (server/index.ts) gives everything in build/client a one-year immutable cache,
   // right only for hashed files; public/ stays out of it and is served from
   // public/ with a one-hour cache (the image copies public/).

@@ -1,5 +1,5 @@
-// The production server, remix-serve's stack plus our checks (decisions 020, 031); `npm start` and the
-// Docker image run it, bundled to build/server.js.
+// The one server, remix-serve's stack plus our checks (decisions 020, 031): `npm start` and the Docker
+// image run it bundled to build/server.js; `npm run dev` runs the same bundle with Vite as middleware.
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -8,6 +8,7 @@ import { installGlobals, type ServerBuild, type ServerEntryModule } from "@remix
 import compression from "compression";
 import express, { type ErrorRequestHandler } from "express";
 import morgan from "morgan";
+import type { ViteDevServer } from "vite";
 import type { startContactRedelivery } from "../app/entry.server";
 import { logRefusal } from "./log";
 import { requestChecks } from "./request-checks";
@@ -17,6 +18,7 @@ import { drainOnSignal } from "./shutdown";
 installGlobals({ nativeFetch: true });
 // `npm start` without NODE_ENV must not load React's development build.
 process.env.NODE_ENV ??= "production";
+const DEVELOPMENT = process.env.NODE_ENV === "development";
 
 // Read here, first, so a bad value is one line; the app's build gets the same object (decision 031).
 const { config } = await import("../app/config.server").catch(refuseToStart);
@@ -25,7 +27,22 @@ const { port, host, trustProxyHops } = config;
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const app = express();
 const server = createServer(app);
-const build: ServerBuild = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
+// Vite's HMR socket shares the server's port (connect-src 'self' allows it); Vite adds no CORS headers,
+// and public/ is served below as in production.
+const vite: ViteDevServer | undefined = DEVELOPMENT
+  ? await import("vite").then(({ createServer: createViteServer }) =>
+      createViteServer({
+        server: { middlewareMode: true, hmr: { server }, cors: false },
+        appType: "custom",
+        publicDir: false,
+      }),
+    )
+  : undefined;
+const production: ServerBuild | undefined = vite
+  ? undefined
+  : await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
+const loadBuild = async (): Promise<ServerBuild> =>
+  production ?? ((await vite!.ssrLoadModule("virtual:remix/server-build")) as ServerBuild);
 
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
@@ -33,24 +50,26 @@ app.set("query parser", false);
 // Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
 app.set("trust proxy", trustProxyHops);
 app.use(securityHeaders);
-app.use(requestChecks(() => build, trustProxyHops));
+app.use(requestChecks(loadBuild, trustProxyHops));
 // A page, with its strong ETag, comes encoded already (decision 027).
 app.use(
   compression({
     filter: (req, res) => !/^"/.test(String(res.getHeader("ETag") ?? "")) && compression.filter(req, res),
   }),
 );
+if (vite) app.use(vite.middlewares);
 // No directory redirects: serve-static would answer "////\/.." with "Location: /\/../", off-site.
-app.use(
-  build.publicPath,
-  express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y", redirect: false }),
-);
+else
+  app.use(
+    production!.publicPath,
+    express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y", redirect: false }),
+  );
 app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));
 app.all(
   "*",
   createRequestHandler({
-    build,
+    build: loadBuild,
     mode: process.env.NODE_ENV,
     getLoadContext: (req, res) => ({
       crossSite: res.locals.crossSite === true,
@@ -76,8 +95,11 @@ app.use(onError);
 const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
 if (host) server.listen(port, host, onListen);
 else server.listen(port, onListen);
-const redelivery = appEntry(build).startContactRedelivery();
-drainOnSignal(server, redelivery.stop);
+const redelivery = appEntry(await loadBuild()).startContactRedelivery();
+drainOnSignal(server, async () => {
+  await redelivery.stop();
+  await vite?.close();
+});
 
 /** The build's entry exports what the server starts once it listens (decision 030). */
 function appEntry(build: ServerBuild) {
