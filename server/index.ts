@@ -41,8 +41,8 @@ const vite: ViteDevServer | undefined = DEVELOPMENT
 const production: ServerBuild | undefined = vite
   ? undefined
   : await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-const loadBuild = async (): Promise<ServerBuild> =>
-  production ?? ((await vite!.ssrLoadModule("virtual:remix/server-build")) as ServerBuild);
+const developmentBuild = () => vite!.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? developmentBuild();
 
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
@@ -69,7 +69,7 @@ app.use(morgan("tiny"));
 app.all(
   "*",
   createRequestHandler({
-    build: loadBuild,
+    build: production ?? developmentBuild,
     mode: process.env.NODE_ENV,
     getLoadContext: (req, res) => ({
       crossSite: res.locals.crossSite === true,

@@ -15,7 +15,7 @@ export function requestChecks(
   loadBuild: () => ServerBuild | Promise<ServerBuild>,
   trustProxyHops: number,
 ): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const pathname = parsePathname(req, trustProxyHops);
     if (pathname === null) {
       logRefusal(400, "malformed_url", req);
@@ -44,27 +44,29 @@ export function requestChecks(
       res.status(400).type("text/plain").send("Bad request: this site takes no ?_data requests.");
       return;
     }
-    let allowed: string[];
-    try {
-      allowed = allowedMethods(await loadBuild(), pathname);
-    } catch (error) {
-      next(error);
-      return;
-    }
-    if (!allowed.includes(req.method)) {
-      logRefusal(405, "method_not_allowed", req);
-      res
-        .status(405)
-        .set("Allow", allowed.join(", "))
-        .type("text/plain")
-        .send(`Method ${req.method} not allowed.`);
-      return;
-    }
-    res.locals.crossSite = req.method === "POST" && isCrossSite(req, trustProxyHops);
-    res.locals.sentOrigin = req.get("origin") !== undefined;
-    // Remix would judge it again, for HEAD data requests too, and throw.
-    delete req.headers.origin;
-    next();
+    const checkMethod = (loaded: ServerBuild) => {
+      const allowed = allowedMethods(loaded, pathname);
+      if (!allowed.includes(req.method)) {
+        logRefusal(405, "method_not_allowed", req);
+        res
+          .status(405)
+          .set("Allow", allowed.join(", "))
+          .type("text/plain")
+          .send(`Method ${req.method} not allowed.`);
+        return;
+      }
+      res.locals.crossSite = req.method === "POST" && isCrossSite(req, trustProxyHops);
+      res.locals.sentOrigin = req.get("origin") !== undefined;
+      // Remix would judge it again, for HEAD data requests too, and throw.
+      delete req.headers.origin;
+      next();
+    };
+
+    // At once when the build is loaded: the 405 must be written before Node parses what follows on the
+    // connection (a DELETE's body sent without a length). Vite's development build comes as a promise.
+    const build = loadBuild();
+    if (build instanceof Promise) build.then(checkMethod).catch(next);
+    else checkMethod(build);
   };
 }
 
