@@ -1,5 +1,5 @@
 // Server configuration: read once per process from the environment when the server starts, so a
-// bad value stops it with one line instead of failing a visitor later (decision 031).
+// bad value stops it with one line instead of failing a visitor later (decision 032).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import * as z from "zod";
@@ -147,7 +147,7 @@ export function loadConfig(
   }
   const e = parsed.data;
 
-  // Every check before any line is logged: a refusal is the only line (decision 031).
+  // Every check before any line is logged: a refusal is the only line (decision 032).
   const blocklist = parseBlocklist(e.CONTACT_BLOCKLIST ?? "");
   if (!blocklist.ok) throw new ConfigError(`Invalid environment: ${blocklist.error}`);
   const missing = EMAILJS_IDS.filter((name) => !e[name]);
@@ -261,6 +261,6 @@ const READ = Symbol.for("portfolio.config");
 
 /**
  * The configuration this process runs with, read by whichever copy of this module loads first: the
- * server's bundle, at start; the app's build, bundled apart, finds the same object (decision 031).
+ * server's bundle, at start; the app's build, bundled apart, finds the same object (decision 032).
  */
 export const config: AppConfig = ((globalThis as { [READ]?: AppConfig })[READ] ??= loadConfig(process.env));

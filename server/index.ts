@@ -20,7 +20,7 @@ installGlobals({ nativeFetch: true });
 process.env.NODE_ENV ??= "production";
 const DEVELOPMENT = process.env.NODE_ENV === "development";
 
-// Read here, first, so a bad value is one line; the app's build gets the same object (decision 031).
+// Read here, first, so a bad value is one line; the app's build gets the same object (decision 032).
 const { config } = await import("../app/config.server").catch(refuseToStart);
 const { port, host, trustProxyHops } = config;
 

@@ -1,4 +1,4 @@
-// The checks every request passes before Remix runs, and the Origin of a post judged (decision 020).
+// The checks every request passes before Remix runs, and the Origin of a post judged (decisions 020, 033).
 import type { ServerBuild } from "@remix-run/node";
 import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { Request as ExpressRequest, RequestHandler } from "express";
