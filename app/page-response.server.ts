@@ -71,6 +71,8 @@ function inlineScriptHashes(html: string): string[] {
 
 /** Finished pages by variant: a path with its loader data (never the query, decision 015). */
 const kept = new LRUCache<string, Page>({ max: 32 });
+/** Under `npm run dev` an edited component changes the page but not its key (decision 031). */
+const KEEPS_PAGES = process.env.NODE_ENV !== "development";
 
 type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
 type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
@@ -83,7 +85,7 @@ export async function pageResponse(
   context: EntryContext,
   render: () => Promise<{ html: string; status: number }>,
 ): Promise<Response> {
-  const key = variant(request, status, headers, context);
+  const key = KEEPS_PAGES ? variant(request, status, headers, context) : null;
   let page = key === null ? undefined : kept.get(key);
   if (!page) {
     const rendered = await render();
