@@ -168,7 +168,7 @@ describe("the server refuses to start", () => {
     ["PORT", "70000"],
     ["EMAILJS_API_URL", "ftp://SECRET.example"],
     ["SESSION_SECRET", "too-short-SECRET-value"],
-    // Issue 9, finding 6: a list entry that is no address was taken as one.
+    // A list entry that is no address was once taken as one.
     ["CONTACT_BLOCKLIST", "notanemail"],
     ["CONTACT_BLOCKLIST", "spam@example.com, SECRET.example.com"],
     ["CONTACT_BLOCKLIST", "@SECRET"],
@@ -185,6 +185,19 @@ describe("the server refuses to start", () => {
     expect(message).toContain(name);
     expect(message).not.toContain(value);
     expect(message.replaceAll("SESSION_SECRET", "")).not.toMatch(/SECRET/);
+  });
+});
+
+describe("a refusal is the only line", () => {
+  it.each([
+    ["a bad blocklist entry", { CONTACT_BLOCKLIST: "notanemail" }],
+    ["some EmailJS ids", { EMAILJS_PUBLIC_KEY: "pk_SECRET_1" }],
+    ["a bad number", { PORT: "eighty" }],
+  ])("with %s, nothing is logged before the error (no outbox, proxy or secret notice)", (_what, env) => {
+    const lines: string[] = [];
+    const logger = { info: (line: string) => lines.push(line), warn: (line: string) => lines.push(line) };
+    expect(() => loadConfig(env, logger)).toThrow(ConfigError);
+    expect(lines).toEqual([]);
   });
 });
 
