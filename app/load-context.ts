@@ -1,4 +1,4 @@
-// What the production server (server/index.ts) hands every loader and action; absent under Vite's dev server.
+// What the server (server/index.ts) hands every loader and action, under `npm start` and `npm run dev` alike.
 declare module "@remix-run/node" {
   interface AppLoadContext {
     /** A post whose Origin names another site (server/request-checks.ts). */
