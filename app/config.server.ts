@@ -2,6 +2,7 @@
 // bad value stops it with one line instead of failing a visitor later (decision 032).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import proxyAddr from "proxy-addr";
 import * as z from "zod";
 
 export type MailConfig = (
@@ -33,8 +34,11 @@ export type AppConfig = {
   dailySendLimit: number;
   /** How kept messages are sent again by themselves (decision 030), in seconds but `forHours`. */
   redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
-  /** Proxies in front of us; 0 means forwarded headers are ignored. */
-  trustProxyHops: number;
+  /**
+   * Which proxies' forwarded headers are believed, as Express's `trust proxy` takes it: a hop count
+   * (0: none), or the proxies' own addresses and subnets (decision 034).
+   */
+  trustProxy: number | string[];
   /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
   redisUrl: string | null;
   port: number;
@@ -83,8 +87,19 @@ const trustProxy = z.preprocess(
         .string()
         .regex(/^\d{1,2}$/)
         .transform(Number),
+      z
+        .string()
+        .transform((value) => value.split(",").map((entry) => entry.trim()))
+        .refine((entries) => {
+          try {
+            proxyAddr.compile(entries);
+            return entries.every(Boolean);
+          } catch {
+            return false;
+          }
+        }),
     ],
-    "must be a hop count (1, 2, ...) or true",
+    "must be a hop count (1, 2, ...), true, or the proxies' addresses (loopback, 10.0.0.0/8, ...)",
   ),
 );
 
@@ -178,6 +193,11 @@ export function loadConfig(
     );
   }
 
+  if (typeof e.TRUST_PROXY === "number" && e.TRUST_PROXY > 0 && !e.HOST) {
+    logger.warn(
+      "[contact] TRUST_PROXY is a hop count and the server listens on every address: whoever reaches it directly can name any client in X-Forwarded-For. Give the proxies' addresses instead (TRUST_PROXY=10.0.0.0/8, loopback, ...) or set HOST.",
+    );
+  }
   if (e.TRUST_PROXY === 0) {
     logger.warn(
       "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the number of proxies in front of the app.",
@@ -209,7 +229,7 @@ export function loadConfig(
       maxSeconds: e.CONTACT_REDELIVER_MAX_SECONDS,
       forHours: e.CONTACT_REDELIVER_FOR_HOURS,
     },
-    trustProxyHops: e.TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL ?? null,
     port: e.PORT,
     host: e.HOST ?? null,

@@ -5,8 +5,8 @@ declare module "@remix-run/node" {
     crossSite?: boolean;
     /** The post named an Origin (the request checks remove the header once judged). */
     sentOrigin?: boolean;
-    /** The address that connected: the client when no proxy is trusted (TRUST_PROXY). */
-    peerAddress?: string;
+    /** The client's address: the peer, or what trusted proxies forwarded (`trust proxy`, decision 034). */
+    clientAddress?: string;
   }
 }
 

@@ -22,7 +22,7 @@ const DEVELOPMENT = process.env.NODE_ENV === "development";
 
 // Read here, first, so a bad value is one line; the app's build gets the same object (decision 032).
 const { config } = await import("../app/config.server").catch(refuseToStart);
-const { port, host, trustProxyHops } = config;
+const { port, host, trustProxy } = config;
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const app = express();
@@ -47,10 +47,10 @@ const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? develo
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
 app.set("query parser", false);
-// Hops, as the rate limit counts them: req.secure and the URL's host then follow the proxy's headers.
-app.set("trust proxy", trustProxyHops);
+// req.ip (the contact limit's client), req.secure and the URL's host follow the trusted proxies' headers.
+app.set("trust proxy", trustProxy);
 app.use(securityHeaders);
-app.use(requestChecks(loadBuild, trustProxyHops));
+app.use(requestChecks(loadBuild));
 // A page, with its strong ETag, comes encoded already (decision 027).
 app.use(
   compression({
@@ -74,7 +74,7 @@ app.all(
     getLoadContext: (req, res) => ({
       crossSite: res.locals.crossSite === true,
       sentOrigin: res.locals.sentOrigin === true,
-      peerAddress: req.socket.remoteAddress,
+      clientAddress: req.ip,
     }),
   }),
 );

@@ -11,12 +11,9 @@ const WITH_POST = [...READ_ONLY, "POST"];
 // target that does not parse → 400; repeated slashes or backslashes → 301/308 to single slashes, one
 // address per page; an encoded backslash → 404; `?_data` → 400; a method the path does not take →
 // 405. It also judges a post's Origin for the actions (`crossSite`).
-export function requestChecks(
-  loadBuild: () => ServerBuild | Promise<ServerBuild>,
-  trustProxyHops: number,
-): RequestHandler {
+export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild>): RequestHandler {
   return (req, res, next) => {
-    const pathname = parsePathname(req, trustProxyHops);
+    const pathname = parsePathname(req);
     if (pathname === null) {
       logRefusal(400, "malformed_url", req);
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
@@ -55,7 +52,7 @@ export function requestChecks(
           .send(`Method ${req.method} not allowed.`);
         return;
       }
-      res.locals.crossSite = req.method === "POST" && isCrossSite(req, trustProxyHops);
+      res.locals.crossSite = req.method === "POST" && isCrossSite(req);
       res.locals.sentOrigin = req.get("origin") !== undefined;
       // Remix would judge it again, for HEAD data requests too, and throw.
       delete req.headers.origin;
@@ -75,8 +72,8 @@ const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** The path, or null when the URL Remix builds (from req.hostname) would not parse or decode. */
-function parsePathname(req: ExpressRequest, trustProxyHops: number): string | null {
-  const host = (trustProxyHops > 0 && req.get("x-forwarded-host")) || req.get("host");
+function parsePathname(req: ExpressRequest): string | null {
+  const host = forwardedHost(req) || req.get("host");
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
   // A trusted proxy's X-Forwarded-Proto decides it; only these two make sense.
   if (req.protocol !== "http" && req.protocol !== "https") return null;
@@ -125,9 +122,15 @@ function routePath(pathname: string) {
   return pathname.replace(/\.data$/, "").replace(/(.)\/$/, "$1");
 }
 
+/** X-Forwarded-Host when the peer is a proxy Express trusts (`trust proxy`, decision 034). */
+function forwardedHost(req: ExpressRequest): string | undefined {
+  const trusted = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  return trusted(req.socket.remoteAddress ?? "", 0) ? req.get("x-forwarded-host") : undefined;
+}
+
 // No Origin (scripts, old browsers) passes: the guards still apply. "null", a malformed or a repeated
 // Origin, or another scheme, counts as another site.
-function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
+function isCrossSite(req: ExpressRequest): boolean {
   const origin = req.get("origin");
   if (origin === undefined) return false;
   let source: URL;
@@ -139,8 +142,7 @@ function isCrossSite(req: ExpressRequest, trustProxyHops: number): boolean {
   // Browsers send the serialized origin; anything else is not a browser's. The scheme is part of it
   // (decision 028): a trusted proxy's X-Forwarded-Proto says the site's.
   if (source.origin !== origin || source.protocol !== `${req.protocol}:`) return true;
-  const forwarded = trustProxyHops > 0 ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
-  const target = (forwarded || req.get("host") || "").toLowerCase();
+  const target = (forwardedHost(req)?.split(",")[0]?.trim() || req.get("host") || "").toLowerCase();
   const defaultPort = req.protocol === "https" ? ":443" : ":80";
   return source.host !== (target.endsWith(defaultPort) ? target.slice(0, -defaultPort.length) : target);
 }

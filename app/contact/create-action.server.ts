@@ -116,7 +116,7 @@ export function createContactAction({
   }
 
   return async function contactAction({ request, context }: ActionFunctionArgs) {
-    const client = clientKey(request, config.trustProxyHops, context.peerAddress);
+    const client = clientKey(context.clientAddress);
     const post = await readFormPost(request, BODY_LIMIT_BYTES);
     if (!post.ok) {
       return fail(

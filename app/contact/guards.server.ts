@@ -130,19 +130,11 @@ export function isBlocked(blocklist: Blocklist, email: string): boolean {
 }
 
 // ---- Who one client is ----
-// Behind N trusted proxies, the N-th address from the right of X-Forwarded-For: one a visitor cannot
-// forge. With none, the address that connected (the server hands it over as `peerAddress`).
+// The server resolves the address (Express's req.ip under TRUST_PROXY, decision 034); this keys it.
 export const UNKNOWN_CLIENT_KEY = "unknown";
 
-export function clientKey(request: Request, trustProxyHops: number, peerAddress?: string): string {
-  if (trustProxyHops < 1) return peerAddress ? addressKey(peerAddress) : UNKNOWN_CLIENT_KEY;
-  const hops = (request.headers.get("x-forwarded-for") ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  // Fewer entries than proxies: the left-most is the peer the first trusted proxy saw.
-  const address = hops[Math.max(0, hops.length - trustProxyHops)] ?? peerAddress;
-  return address ? addressKey(address) : UNKNOWN_CLIENT_KEY;
+export function clientKey(clientAddress: string | undefined): string {
+  return clientAddress ? addressKey(clientAddress) : UNKNOWN_CLIENT_KEY;
 }
 
 /** The network a client key belongs to: an IPv4 /24 or an IPv6 /48, which one site or provider holds. */

@@ -332,6 +332,7 @@ describe("guards", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  // Who the client is behind proxies (TRUST_PROXY) is Express's to say: tests/integration/trust-proxy.test.ts.
   describe("429: rate limit per client", () => {
     const env = (extra: Record<string, string> = {}) =>
       relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "2", CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60", ...extra });
@@ -361,26 +362,6 @@ describe("guards", () => {
       expect(fake.requests).toHaveLength(3);
     });
 
-    it("TRUST_PROXY=1 keys on the address our proxy appended; what the visitor wrote to the left is ignored", async () => {
-      const { run } = setupAction(env({ TRUST_PROXY: "1" }));
-      const spoofed = (left: string) => formRequest(VALID, { "X-Forwarded-For": `${left}, 203.0.113.7` });
-      expectRedirect(await run(spoofed("1.1.1.1")));
-      expectRedirect(await run(spoofed("2.2.2.2")));
-      expect(expectFailure(await run(spoofed("3.3.3.3"))).status).toBe(429);
-      expect(fake.requests).toHaveLength(2);
-    });
-
-    it("TRUST_PROXY=2 keys on the second address from the right", async () => {
-      const { run } = setupAction(env({ TRUST_PROXY: "2" }));
-      const via = (client: string, proxy: string) =>
-        formRequest(VALID, { "X-Forwarded-For": `9.9.9.9, ${client}, ${proxy}` });
-      expectRedirect(await run(via("203.0.113.7", "10.0.0.1")));
-      expectRedirect(await run(via("203.0.113.7", "10.0.0.2")));
-      expect(expectFailure(await run(via("203.0.113.7", "10.0.0.3"))).status).toBe(429);
-      expectRedirect(await run(via("198.51.100.9", "10.0.0.1")));
-      expect(fake.requests).toHaveLength(3);
-    });
-
     it("IPv6 clients are counted per /64, so rotating addresses in it does not help", async () => {
       const { run } = setupAction(env({ TRUST_PROXY: "1" }));
       const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
@@ -389,16 +370,6 @@ describe("guards", () => {
       expect(expectFailure(await run(from("2001:db8:1:2::99"))).status).toBe(429);
       expectRedirect(await run(from("2001:db8:1:3::10")));
       expect(fake.requests).toHaveLength(3);
-    });
-
-    it("without TRUST_PROXY forwarded headers are ignored: the client is the peer (none here, so one key)", async () => {
-      const { run } = setupAction(env());
-      expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "203.0.113.7" })));
-      expectRedirect(await run(formRequest(VALID, { "X-Forwarded-For": "198.51.100.9" })));
-      expect(expectFailure(await run(formRequest(VALID, { "X-Forwarded-For": "192.0.2.1" }))).status).toBe(
-        429,
-      );
-      expect(fake.requests).toHaveLength(2);
     });
 
     it("refused input does not use up the allowance", async () => {

@@ -90,9 +90,14 @@ export function setupAction(
     log: (event) => events.push(event),
     ...options,
   });
-  /** `peerAddress`: the client, as the server hands it over; without it every request is one client. */
-  const run = async (request: Request, peerAddress?: string) =>
-    action({ request, params: {}, context: peerAddress ? { peerAddress } : {} });
+  /**
+   * `clientAddress`: the client as the server resolves it (Express's req.ip). Without it the right-most
+   * X-Forwarded-For entry stands in, as one trusted proxy would give it; without that, one client.
+   */
+  const run = async (request: Request, clientAddress?: string) => {
+    const address = clientAddress ?? request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+    return action({ request, params: {}, context: address ? { clientAddress: address } : {} });
+  };
   return { action, run, events };
 }
 

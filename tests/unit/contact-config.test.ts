@@ -40,7 +40,7 @@ describe("defaults", () => {
       spamThreshold: 3,
       dailySendLimit: 100,
       redelivery: { firstSeconds: 60, uncertainSeconds: 900, maxSeconds: 3600, forHours: 72 },
-      trustProxyHops: 0,
+      trustProxy: 0,
       redisUrl: null,
       port: 3000,
       host: null,
@@ -56,7 +56,7 @@ describe("defaults", () => {
   });
 
   it("all three ids: relay mode against api.emailjs.com, silently", () => {
-    const { config, lines } = load({ ...IDS, TRUST_PROXY: "1", SESSION_SECRET: SECRET });
+    const { config, lines } = load({ ...IDS, TRUST_PROXY: "1", HOST: "127.0.0.1", SESSION_SECRET: SECRET });
     expect(config.mail).toEqual({
       mode: "relay",
       apiUrl: "https://api.emailjs.com",
@@ -113,7 +113,7 @@ describe("defaults", () => {
       spamThreshold: 6,
       dailySendLimit: 20,
       redelivery: { firstSeconds: 5, uncertainSeconds: 50, maxSeconds: 500, forHours: 24 },
-      trustProxyHops: 2,
+      trustProxy: 2,
       redisUrl: "redis://:SECRET@redis:6379/0",
       port: 8080,
       host: "127.0.0.1",
@@ -128,7 +128,24 @@ describe("defaults", () => {
     ["false", 0],
     ["", 0],
   ])("TRUST_PROXY=%s means %i trusted proxies", (value, hops) => {
-    expect(load({ TRUST_PROXY: value }).config.trustProxyHops).toBe(hops);
+    expect(load({ TRUST_PROXY: value }).config.trustProxy).toBe(hops);
+  });
+
+  it.each([
+    ["loopback", ["loopback"]],
+    [" 10.0.0.0/8 , 192.168.1.1,uniquelocal", ["10.0.0.0/8", "192.168.1.1", "uniquelocal"]],
+    ["fd00::/8", ["fd00::/8"]],
+  ])("TRUST_PROXY=%s trusts only those proxies' addresses", (value, addresses) => {
+    expect(load({ TRUST_PROXY: value }).config.trustProxy).toEqual(addresses);
+  });
+
+  it("a hop count on a server listening on every address is warned about; with HOST it is not", () => {
+    const warning = /^warn \[contact\] TRUST_PROXY is a hop count and the server listens on every address/;
+    expect(load({ TRUST_PROXY: "1" }).lines).toContainEqual(expect.stringMatching(warning));
+    expect(load({ TRUST_PROXY: "1", HOST: "127.0.0.1" }).lines).not.toContainEqual(
+      expect.stringMatching(warning),
+    );
+    expect(load({ TRUST_PROXY: "loopback" }).lines).not.toContainEqual(expect.stringMatching(warning));
   });
 
   it("an empty REDIS_URL keeps the limit in memory", () => {
@@ -165,6 +182,8 @@ describe("the server refuses to start", () => {
     ["CONTACT_PROOF_MIN_SECONDS", "3s"],
     ["CONTACT_DAILY_SEND_LIMIT", "0"],
     ["TRUST_PROXY", "yes-please"],
+    ["TRUST_PROXY", "10.0.0.0/33"],
+    ["TRUST_PROXY", "loopback,,10.0.0.1"],
     ["PORT", "70000"],
     ["EMAILJS_API_URL", "ftp://SECRET.example"],
     ["SESSION_SECRET", "too-short-SECRET-value"],
