@@ -24,7 +24,7 @@ export default defineConfig({
     // Names the Node that runs the tests, and refuses one older than .nvmrc's.
     globalSetup: ["tests/support/node-version.ts"],
     // unit: in-process code only; integration: anything with a server, a
-    // child process, a socket or the file system (README, "Tests").
+    // child process, a socket or the file system (docs/development.md, "Tests").
     projects: [
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"] } },
       { extends: true, test: { name: "integration", include: ["tests/integration/**/*.test.{ts,tsx}"] } },

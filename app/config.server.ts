@@ -279,8 +279,18 @@ export function parseBlocklist(
 
 const READ = Symbol.for("portfolio.config");
 
+const notes: [keyof ConfigLogger, string][] = [];
+
 /**
  * The configuration this process runs with, read by whichever copy of this module loads first: the
  * server's bundle, at start; the app's build, bundled apart, finds the same object (decision 032).
+ * Its notes wait for `announceConfig`: the server prints them, the outbox CLI does not.
  */
-export const config: AppConfig = ((globalThis as { [READ]?: AppConfig })[READ] ??= loadConfig(process.env));
+export const config: AppConfig = ((globalThis as { [READ]?: AppConfig })[READ] ??= loadConfig(process.env, {
+  info: (line) => notes.push(["info", line]),
+  warn: (line) => notes.push(["warn", line]),
+}));
+
+export function announceConfig(logger: ConfigLogger = console) {
+  for (const [level, line] of notes.splice(0)) logger[level](line);
+}

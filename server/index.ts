@@ -21,7 +21,8 @@ process.env.NODE_ENV ??= "production";
 const DEVELOPMENT = process.env.NODE_ENV === "development";
 
 // Read here, first, so a bad value is one line; the app's build gets the same object (decision 032).
-const { config } = await import("../app/config.server").catch(refuseToStart);
+const { config, announceConfig } = await import("../app/config.server").catch(refuseToStart);
+announceConfig();
 const { port, host, trustProxy } = config;
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
