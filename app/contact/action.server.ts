@@ -17,7 +17,7 @@ export const contactFlash = createContactFlash(config.sessionSecret);
 
 export const contactAction = createContactAction({ config, toName: site.name, flash: contactFlash, guards });
 
-export const contactChallenge = ({ request, context }: Pick<LoaderFunctionArgs, "request" | "context">) =>
+export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   botChecks.challenge(clientKey(context.clientAddress));
 
 /** Started by the server once it listens; nothing to redeliver in outbox mode. */

@@ -54,11 +54,13 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   ];
 };
 
-/** A no-JS post is answered with this page, which carries the action's Retry-After (a 429). */
+/** A post's answer carries the action's Retry-After (a 429) and Cache-Control (typed text: no-store). */
 export const headers: HeadersFunction = ({ actionHeaders }) => {
   const headers = new Headers();
-  const retryAfter = actionHeaders.get("Retry-After");
-  if (retryAfter) headers.set("Retry-After", retryAfter);
+  for (const name of ["Retry-After", "Cache-Control"]) {
+    const value = actionHeaders.get(name);
+    if (value) headers.set(name, value);
+  }
   return headers;
 };
 

@@ -123,6 +123,18 @@ describe("pages and their data", () => {
     expect(decode(refused)).toContain(VALID.message);
   });
 
+  it("a refused post's data, with the typed text in it, is kept nowhere either (JavaScript's path)", async () => {
+    const refused = await raw(
+      "/_root.data?index",
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      "POST",
+      formBody({ ...VALID, email: "not-an-address" }).toString(),
+    );
+    expect(refused.status).toBe(400);
+    expect(header(refused, "cache-control")).toBe("private, no-store");
+    expect(decode(refused)).toContain(VALID.subject);
+  });
+
   it("data requests and /healthz are never kept by shared caches", async () => {
     const data = await raw("/_root.data");
     expect(header(data, "cache-control")).toBe("private, no-cache");

@@ -1,11 +1,11 @@
 // `npm run outbox -- list|resend` for real: the bundled build/outbox.js run as
 // its own process with the server's environment, against the fake provider.
 // Needs `npm run build` first.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { copyFile, readdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it, vi } from "vitest";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { CLI, runOutboxCli } from "../support/outbox-cli";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
@@ -135,6 +135,47 @@ async function leaveMany(count: number) {
   }
   scratch.fake.reset();
 }
+
+// A resend once sent from the list it read at its start: visitors re-posting waiting messages meanwhile
+// were delivered twice each.
+it("visitors re-posting their waiting messages while a resend runs: each message is delivered once", async () => {
+  await leaveMany(20);
+  scratch.fake.setMode({ kind: "status", status: 200, delayMs: 300 });
+  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
+  const reposts = Array.from({ length: 20 }, (_, i) =>
+    run(
+      formRequest(
+        { ...VALID, subject: `Many ${i}`, message: `${VALID.message} (${i})` },
+        { "X-Forwarded-For": `203.0.${i + 1}.1` },
+      ),
+    ),
+  );
+  const resend = cli(["resend"]);
+  await Promise.all(reposts);
+  expect((await resend).stdout).toMatch(/20 sent, 0 still undelivered/);
+  const subjects = scratch.fake.requests.map(
+    (request) => (request.body as { template_params: { subject: string } }).template_params.subject,
+  );
+  expect(subjects).toHaveLength(20);
+  expect(new Set(subjects).size).toBe(20);
+}, 30_000);
+
+// A resend killed mid-send once left the message as if never sent: the next run sent it again unmarked.
+it("a resend killed while sending leaves the message marked as maybe delivered", async () => {
+  scratch.fake.setMode({ kind: "status", status: 400, body: "Bad" });
+  expectFailure(await setupAction(env()).run(formRequest({ ...VALID, subject: "In flight" })));
+  expect((await cli(["list"])).stdout).not.toContain("uncertain");
+  scratch.fake.setMode({ kind: "hang" });
+  const child = spawn(process.execPath, [CLI, "resend"], {
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env() },
+    stdio: "ignore",
+  });
+  await vi.waitFor(() => expect(scratch.fake.requests).toHaveLength(2), { timeout: 10_000 });
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+  const listed = (await cli(["list"])).stdout;
+  expect(listed, listed).toMatch(/"In flight".*uncertain: may have been delivered/);
+});
 
 // Two resends at once once sent each message twice.
 it("two resends at once send each message once", async () => {
