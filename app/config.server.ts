@@ -1,5 +1,4 @@
-// Server configuration: read once per process from the environment when the server starts, so a
-// bad value stops it with one line instead of failing a visitor later (decision 032).
+// Server configuration, read once per process at start so a bad value stops it (decision 032).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import proxyAddr from "proxy-addr";
@@ -17,7 +16,6 @@ export type MailConfig = (
   | { mode: "outbox"; dir: string }
 ) & {
   undeliveredDir: string;
-  /** Suspected spam, kept for the owner (decision 029). */
   spamDir: string;
 };
 
@@ -26,23 +24,15 @@ export type AppConfig = {
   rateLimit: { max: number; windowSeconds: number };
   blocklist: Blocklist;
   blockHeadless: boolean;
-  /** The proof a person used the form, and the no-JS confirmation (decision 029). */
   botChecks: { enabled: boolean; proofMinSeconds: number; confirmMinSeconds: number; maxAgeMinutes: number };
-  /** A message scoring this or more is kept as suspected spam, not mailed. */
   spamThreshold: number;
-  /** Messages mailed per day, site-wide; past it they are kept for the owner. */
   dailySendLimit: number;
-  /** How kept messages are sent again by themselves (decision 030), in seconds but `forHours`. */
+  /** Decision 030; in seconds but `forHours`. */
   redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
-  /**
-   * Which proxies' forwarded headers are believed, as Express's `trust proxy` takes it: a hop count
-   * (0: none), or the proxies' own addresses and subnets (decision 034).
-   */
+  /** As Express's `trust proxy` takes it: a hop count (0: none) or addresses (decision 034). */
   trustProxy: number | string[];
-  /** Where the contact limit is shared between replicas; null keeps it in this process's memory. */
   redisUrl: string | null;
   port: number;
-  /** The address to listen on; null listens on all. */
   host: string | null;
   /** Signs the theme and flash cookies (decision 018). */
   sessionSecret: string;
@@ -149,7 +139,6 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Parses `env` into the app's configuration; throws ConfigError naming what is wrong. */
 export function loadConfig(
   env: Record<string, string | undefined>,
   logger: ConfigLogger = console,
@@ -162,7 +151,6 @@ export function loadConfig(
   }
   const e = parsed.data;
 
-  // Every check before any line is logged: a refusal is the only line (decision 032).
   const blocklist = parseBlocklist(e.CONTACT_BLOCKLIST ?? "");
   if (!blocklist.ok) throw new ConfigError(`Invalid environment: ${blocklist.error}`);
   const missing = EMAILJS_IDS.filter((name) => !e[name]);
@@ -237,12 +225,10 @@ export function loadConfig(
   };
 }
 
-// CONTACT_BLOCKLIST: addresses and domains ("@example.com", subdomains included), ignoring case and "+tag".
 export type Blocklist = { addresses: ReadonlySet<string>; domains: ReadonlySet<string> };
 
 const isAddress = (value: string) => z.email().safeParse(value).success;
 
-/** The mailbox an address reaches: lower case, without a "+tag". */
 export function canonicalAddress(email: string): { local: string; domain: string } {
   const at = email.lastIndexOf("@");
   const local = email.slice(0, at).toLowerCase().replace(/\+.*$/, "");
@@ -281,11 +267,7 @@ const READ = Symbol.for("portfolio.config");
 
 const notes: [keyof ConfigLogger, string][] = [];
 
-/**
- * The configuration this process runs with, read by whichever copy of this module loads first: the
- * server's bundle, at start; the app's build, bundled apart, finds the same object (decision 032).
- * Its notes wait for `announceConfig`: the server prints them, the outbox CLI does not.
- */
+/** Read by whichever copy of this module loads first (decision 032); notes wait for `announceConfig`. */
 export const config: AppConfig = ((globalThis as { [READ]?: AppConfig })[READ] ??= loadConfig(process.env, {
   info: (line) => notes.push(["info", line]),
   warn: (line) => notes.push(["warn", line]),

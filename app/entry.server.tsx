@@ -1,5 +1,4 @@
-// Renders each document whole and hands it to page-response.server.ts, which
-// finishes it (CSP hashes, ETag, encodings, caching).
+// Renders each document whole for page-response.server.ts to finish.
 import { Writable } from "node:stream";
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
@@ -8,7 +7,6 @@ import { dataCaching, pageResponse } from "~/page-response.server";
 
 const ABORT_DELAY = 5_000;
 
-/** The server starts it once it listens and stops it before it exits (decision 030). */
 export { startContactRedelivery } from "~/contact/action.server";
 
 export default function handleRequest(
@@ -22,7 +20,7 @@ export default function handleRequest(
   );
 }
 
-/** The whole document as text, for the CSP's hashes (decision 027); `</body></html>` last (decision 014). */
+/** Whole, for the CSP's hashes (decision 027); `</body></html>` last (decision 014). */
 function renderDocument(request: Request, status: number, context: EntryContext) {
   return new Promise<{ html: string; status: number }>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -64,7 +62,6 @@ function renderDocument(request: Request, status: number, context: EntryContext)
 
 const END_TAGS = "</body></html>";
 
-/** Remix's errors are logged, but for a visitor's own (a 4xx such as a POST to a route with no action). */
 export const handleError: HandleErrorFunction = (error, { request }) => {
   if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
   console.error(error);

@@ -1,5 +1,4 @@
-// A rendered page made into its response: hashed CSP, strong ETag, gzip and brotli made once, and
-// who may keep it; a page others will get too is kept, finished (decisions 027, 031).
+// A rendered page made into its response: hashed CSP, ETag, encodings, caching (decisions 027, 031).
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { EntryContext } from "@remix-run/node";
@@ -10,7 +9,6 @@ import { contentSecurityPolicy } from "~/lib/security-headers.server";
 
 const SHARED_PAGE = "public, max-age=0, s-maxage=300, stale-while-revalidate=60";
 const PRIVATE_PAGE = "private, no-cache";
-/** A refused post's page (the visitor's typed text is in it) and errors. */
 const UNKEPT_PAGE = "private, no-store";
 
 type Encoding = "br" | "gzip" | "identity";
@@ -40,7 +38,6 @@ class Page {
     let body = this.forms.get(encoding);
     if (!body) {
       const bytes = this.forms.get("identity")!;
-      // Kept pages are compressed once, as small as can be; the rest cheaply, per response.
       body =
         encoding === "br"
           ? brotliCompressSync(bytes, {
@@ -56,9 +53,7 @@ class Page {
   }
 }
 
-// Every inline script that runs, those in decision 013's <noscript> too, not JSON-LD. A regex is safe:
-// React escapes `<` in text and attributes and Remix in its scripts, so every `<script` opens an
-// element. Browsers hash the text with line breaks as \n.
+// Every inline script that runs (decision 013's <noscript> too); React and Remix escape `<` elsewhere.
 function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
   for (const [, attributes, text] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
@@ -69,7 +64,7 @@ function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-/** Finished pages by variant: a path with its loader data (never the query, decision 015). */
+/** Keyed by path and loader data, never the query (decision 015). */
 const kept = new LRUCache<string, Page>({ max: 32 });
 /** Under `npm run dev` an edited component changes the page but not its key (decision 031). */
 const KEEPS_PAGES = process.env.NODE_ENV !== "development";
@@ -77,7 +72,6 @@ const KEEPS_PAGES = process.env.NODE_ENV !== "development";
 type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
 type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
 
-/** A kept page, or `render`'s, kept when others will get the same bytes. */
 export async function pageResponse(
   request: Request,
   status: number,
@@ -131,7 +125,6 @@ function reply(page: Page, policy: string, asked: Asked): Reply {
   return { status: page.status, headers, body };
 }
 
-/** Who may keep this document, from what it was made of (decision 027). */
 function cacheControl(request: Request, status: number, headers: Headers) {
   if (!isRead(request)) return UNKEPT_PAGE;
   if (status >= 500) return UNKEPT_PAGE;
@@ -141,7 +134,6 @@ function cacheControl(request: Request, status: number, headers: Headers) {
 
 const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
 
-/** Loader data is fetched by hydrated pages, with the visitor's cookie: only the browser may keep it. */
 export function dataCaching(headers: Headers) {
   if (!headers.has("Cache-Control")) headers.set("Cache-Control", PRIVATE_PAGE);
   headers.append("Vary", "Cookie");
@@ -157,7 +149,6 @@ function variant(request: Request, status: number, headers: Headers, context: En
   return data === null ? null : `${pathname}\n${data}`;
 }
 
-/** The path the matched routes spell, or null when one has a dynamic segment. */
 function routesPath(matches: EntryContext["staticHandlerContext"]["matches"]): string | null {
   const paths = matches.map(({ route }) => route.path ?? "").filter(Boolean);
   return paths.some((path) => /[:*]/.test(path)) ? null : `/${paths.join("/")}`.replace(/\/+/g, "/");

@@ -1,5 +1,4 @@
-// The one server, remix-serve's stack plus our checks (decisions 020, 031): `npm start` and the Docker
-// image run it bundled to build/server.js; `npm run dev` runs the same bundle with Vite as middleware.
+// The one server, remix-serve's stack and our checks, for `npm start` and `npm run dev` (decisions 020, 031).
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,7 +19,7 @@ installGlobals({ nativeFetch: true });
 process.env.NODE_ENV ??= "production";
 const DEVELOPMENT = process.env.NODE_ENV === "development";
 
-// Read here, first, so a bad value is one line; the app's build gets the same object (decision 032).
+// Read first, so a bad value is one line; the app's build gets the same object (decision 032).
 const { config, announceConfig } = await import("../app/config.server").catch(refuseToStart);
 announceConfig();
 const { port, host, trustProxy } = config;
@@ -28,8 +27,7 @@ const { port, host, trustProxy } = config;
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const app = express();
 const server = createServer(app);
-// Vite's HMR socket shares the server's port (connect-src 'self' allows it); Vite adds no CORS headers,
-// and public/ is served below as in production.
+// Vite's HMR socket shares the server's port (connect-src 'self'); public/ is served below as in production.
 const vite: ViteDevServer | undefined = DEVELOPMENT
   ? await import("vite").then(({ createServer: createViteServer }) =>
       createViteServer({
@@ -48,7 +46,6 @@ const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? develo
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
 app.set("query parser", false);
-// req.ip (the contact limit's client), req.secure and the URL's host follow the trusted proxies' headers.
 app.set("trust proxy", trustProxy);
 app.use(securityHeaders);
 app.use(requestChecks(loadBuild));
@@ -102,7 +99,6 @@ drainOnSignal(server, async () => {
   await vite?.close();
 });
 
-/** The build's entry exports what the server starts once it listens (decision 030). */
 function appEntry(build: ServerBuild) {
   const entry: ServerEntryModule & { startContactRedelivery?: typeof startContactRedelivery } =
     build.entry.module;
@@ -112,7 +108,6 @@ function appEntry(build: ServerBuild) {
   return { startContactRedelivery: entry.startContactRedelivery };
 }
 
-/** A bad environment: one line naming the variable and what is wrong, exit 1, no stack. */
 function refuseToStart(error: unknown): never {
   if (!(error instanceof Error) || error.name !== "ConfigError") throw error;
   console.error(`${error.name}: ${error.message}`);

@@ -1,6 +1,4 @@
-// `npm run outbox -- list|resend` lists the messages the relay could not deliver and sends them again
-// through the form's transport; `spam list|release FILE|delete FILE` does the same for suspected spam.
-// Bundled into build/outbox.js (decision 009).
+// `npm run outbox -- list|resend` and `spam list|release FILE|delete FILE` (bundled, decision 009).
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -24,7 +22,6 @@ function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): s
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }
 
-/** Where the redelivery stands for a waiting message (decision 030). */
 function state(entry: UndeliveredEntry, settings: Parameters<typeof nextAttemptAt>[1]): string {
   const attempts = `${entry.attempts ?? 0} attempt(s) by itself`;
   if (entry.gaveUp) return `  [given up after ${attempts}: resend or delete it]`;
@@ -43,7 +40,6 @@ async function list(dir: string, what: string, settings?: Parameters<typeof stat
   return reportSkipped(skipped) ? 1 : 0;
 }
 
-/** `release` sends one suspected-spam message through the relay, once; `delete` forgets it. */
 async function spam(
   config: typeof import("~/config.server").config,
   command: string | undefined,

@@ -7,10 +7,7 @@ import { logRefusal } from "./log";
 const READ_ONLY = ["GET", "HEAD"];
 const WITH_POST = [...READ_ONLY, "POST"];
 
-// What Remix would not refuse cleanly, refused before it runs (decisions 020 and 028): a URL, Host or
-// target that does not parse → 400; repeated slashes or backslashes → 301/308 to single slashes, one
-// address per page; an encoded backslash → 404; `?_data` → 400; a method the path does not take →
-// 405. It also judges a post's Origin for the actions (`crossSite`).
+// What Remix would not refuse cleanly, refused before it runs (decisions 020, 028).
 export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild>): RequestHandler {
   return (req, res, next) => {
     const pathname = parsePathname(req);
@@ -59,23 +56,19 @@ export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild
       next();
     };
 
-    // At once when the build is loaded: the 405 must be written before Node parses what follows on the
-    // connection (a DELETE's body sent without a length). Vite's development build comes as a promise.
+    // At once when loaded: the 405 must be written before Node parses the rest of the connection.
     const build = loadBuild();
     if (build instanceof Promise) build.then(checkMethod).catch(next);
     else checkMethod(build);
   };
 }
 
-/** A host name, an IPv4 address or a bracketed IPv6 address; a port may follow. */
 const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-/** The path, or null when the URL Remix builds (from req.hostname) would not parse or decode. */
 function parsePathname(req: ExpressRequest): string | null {
   const host = forwardedHost(req) || req.get("host");
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
-  // A trusted proxy's X-Forwarded-Proto decides it; only these two make sense.
   if (req.protocol !== "http" && req.protocol !== "https") return null;
   if (!req.originalUrl.startsWith("/")) return null;
   try {
@@ -88,7 +81,6 @@ function parsePathname(req: ExpressRequest): string | null {
   }
 }
 
-/** The methods a path takes: POST too when the route Remix would run for it has an action. */
 export function allowedMethods(build: ServerBuild, pathname: string): string[] {
   const matches = matchRoutes(routeTree(build), routePath(pathname));
   return matches?.at(-1)?.route.hasAction ? WITH_POST : READ_ONLY;
@@ -96,7 +88,6 @@ export function allowedMethods(build: ServerBuild, pathname: string): string[] {
 
 type RouteObject = AgnosticRouteObject & { hasAction: boolean };
 
-/** The build's route manifest as the router's nested routes, made once per build. */
 const trees = new WeakMap<ServerBuild["routes"], RouteObject[]>();
 function routeTree({ routes }: ServerBuild): RouteObject[] {
   let tree = trees.get(routes);
@@ -122,14 +113,12 @@ function routePath(pathname: string) {
   return pathname.replace(/\.data$/, "").replace(/(.)\/$/, "$1");
 }
 
-/** X-Forwarded-Host when the peer is a proxy Express trusts (`trust proxy`, decision 034). */
 function forwardedHost(req: ExpressRequest): string | undefined {
   const trusted = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
   return trusted(req.socket.remoteAddress ?? "", 0) ? req.get("x-forwarded-host") : undefined;
 }
 
-// No Origin (scripts, old browsers) passes: the guards still apply. "null", a malformed or a repeated
-// Origin, or another scheme, counts as another site.
+// No Origin (scripts, old browsers) passes: the guards still apply. A malformed one is another site.
 function isCrossSite(req: ExpressRequest): boolean {
   const origin = req.get("origin");
   if (origin === undefined) return false;
@@ -139,8 +128,7 @@ function isCrossSite(req: ExpressRequest): boolean {
   } catch {
     return true;
   }
-  // Browsers send the serialized origin; anything else is not a browser's. The scheme is part of it
-  // (decision 028): a trusted proxy's X-Forwarded-Proto says the site's.
+  // Browsers send the serialized origin, scheme included (decision 028).
   if (source.origin !== origin || source.protocol !== `${req.protocol}:`) return true;
   const target = (forwardedHost(req)?.split(",")[0]?.trim() || req.get("host") || "").toLowerCase();
   const defaultPort = req.protocol === "https" ? ":443" : ":80";

@@ -6,8 +6,7 @@ import {
   STRICT_TRANSPORT_SECURITY,
 } from "../app/lib/security-headers.server";
 
-// On every response as it is written, files included; a header already set (a page's policy) wins,
-// and HSTS goes only to requests that came over HTTPS (decision 021).
+// On every response; a header already set wins, and HSTS goes only over HTTPS (decision 021).
 export const securityHeaders: RequestHandler = (req, res, next) => {
   onHeaders(res, () => {
     for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) {

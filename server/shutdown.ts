@@ -4,8 +4,7 @@ import type { Socket } from "node:net";
 /** Longer than the mail relay's 10 s deadline plus rendering: a post in flight at SIGTERM is answered. */
 export const DRAIN_BOUND_MS = 15_000;
 
-// Cuts connections with no fully-arrived request, answers the rest, lets `finish` (the redelivery in
-// flight) end, and exits 0; 1 if the bound runs out.
+// Cuts idle connections, answers the rest, lets `finish` end, exits 0; 1 if the bound runs out.
 export function drainOnSignal(server: Server, finish: () => Promise<void>, boundMs = DRAIN_BOUND_MS) {
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, IncomingMessage>();

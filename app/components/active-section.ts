@@ -1,12 +1,11 @@
-// Which section the header marks as active while the visitor scrolls (docs/product.md): the rule
-// (a pure function, unit-tested) and the hook that applies it.
+// Which section the header marks as active while the visitor scrolls (docs/product.md).
 import { useEffect, useState } from "react";
 
 export const ACTIVE_SECTION_OFFSET = 100;
 
 export type SectionBox = { id: string; top: number };
 
-// Tops relative to the viewport. At the page's bottom the last wins: a short one may never reach the line.
+// At the page's bottom the last wins: a short one may never reach the line.
 export function pickActiveSection(
   sections: readonly SectionBox[],
   { offset = ACTIVE_SECTION_OFFSET, atBottom = false } = {},

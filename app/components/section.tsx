@@ -1,7 +1,6 @@
 import type { ReactNode } from "react";
 import { cn } from "~/lib/cn";
 
-/** A page section with the shared heading style; `id` is the nav anchor. */
 export function Section({
   id,
   eyebrow,

@@ -1,7 +1,6 @@
 import { buttonClass } from "~/components/ui/button";
 import { ArrowRightIcon } from "~/components/ui/icons";
 
-/** The full-page message for 404 and unexpected errors, with a way home. */
 export function StatusPage({ code, title, detail }: { code: string; title: string; detail?: string }) {
   return (
     <main id="main" className="grid min-h-screen place-items-center px-6 py-24">

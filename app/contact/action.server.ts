@@ -1,5 +1,4 @@
-// The contact action, its flash, its challenge and the redelivery as the app runs them, with the
-// configuration read at start.
+// The contact action, its flash, its challenge and the redelivery, with the configuration read at start.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
 import { site } from "~/content/site";
@@ -20,7 +19,6 @@ export const contactAction = createContactAction({ config, toName: site.name, fl
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   botChecks.challenge(clientKey(context.clientAddress));
 
-/** Started by the server once it listens; nothing to redeliver in outbox mode. */
 export function startContactRedelivery(): Redelivery {
   if (config.mail.mode !== "relay") return { stop: async () => {} };
   return startRedelivery({ mail: config.mail, settings: config.redelivery, mayMail: guards.mayMail });

@@ -1,6 +1,4 @@
-// Proof that a person used the form (decision 029): an ALTCHA challenge solved in the browser, or,
-// without JavaScript, a signed confirmation token from the page that asks to press Send again.
-// Each is bound to its client, must be old enough, not too old, and is taken once.
+// Proof that a person used the form (decision 029): a solved ALTCHA challenge, or a signed no-JS token.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
@@ -8,11 +6,9 @@ import { LRUCache } from "lru-cache";
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 
-/** The form fields that carry them. */
 export const PROOF_FIELD = "altcha";
 export const CONFIRMATION_FIELD = "confirmation";
 
-/** How much work: SHA-256 rounds the browser tries, from 0 up to a counter in this range. */
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;
 const TOKEN_MAX_CHARS = 200;
@@ -27,11 +23,8 @@ export type ProofVerdict =
     };
 
 export type BotChecks = {
-  /** A challenge for the browser to solve, bound to the client asking. */
   challenge(client: string): Promise<Challenge>;
-  /** A confirmation token for the page that asks a visitor to press Send again. */
   confirmation(client: string): string;
-  /** Whether the post carries a valid proof or token for `client`; a valid one is used up. */
   verify(form: FormData, client: string): Promise<ProofVerdict>;
 };
 
@@ -143,7 +136,6 @@ function equal(a: string, b: string) {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** Takes a one-time key: true the first time, in Redis when set (shared by replicas), else in memory. */
 function createClaims(redis: RedisLink | null, ttlMs: number) {
   const memory = new LRUCache<string, true>({ max: 100_000, ttl: ttlMs });
   return async (key: string): Promise<boolean> => {

@@ -1,5 +1,4 @@
-// The contact action as the browser calls it: every answer, even one that never arrives or cannot be
-// read, becomes a ContactOutcome with the typed text, as the page gets without JavaScript.
+// The contact action as the browser calls it: every answer, even a lost one, becomes a ContactOutcome.
 import type { ClientActionFunctionArgs } from "@remix-run/react";
 import { CONTACT_FIELDS, type ContactFailure, type ContactFields, type ContactOutcome } from "./contract";
 

@@ -1,5 +1,4 @@
-// What the contact form and its action agree on: fields, bounds, outcome texts and the failure answer.
-// No zod here, so the page can load this at once and the validation schema only when needed.
+// What the contact form and its action agree on; no zod here, so the page can load it at once.
 import { site } from "~/content/site";
 
 export const CONTACT_FIELDS = ["name", "email", "subject", "message"] as const;
@@ -12,7 +11,6 @@ export const FIELD_BOUNDS = {
   message: 5000,
 } as const satisfies Record<ContactField, number>;
 
-/** Hidden field that people never see; bots that fill it get a fake success. */
 export const HONEYPOT_FIELD = "website";
 
 export type ContactFields = Record<ContactField, string>;
@@ -43,11 +41,8 @@ export type ContactFailureReason =
   | "upstream_dropped"
   | "upstream_timeout"
   | "outbox_write_failed"
-  /** Neither sent nor kept for the owner (decision 024). */
   | "not_kept"
-  /** No proof a person sent it: the answer asks to press Send again, with a token (decision 029). */
   | "unconfirmed"
-  /** Past the refused posts one client gets answered in full: a short text instead (decision 024). */
   | "too_many_refusals"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
@@ -56,16 +51,13 @@ export type ContactFailure = {
   ok: false;
   status: number;
   reason: ContactFailureReason;
-  /** As typed, so the form can show it again. */
   fields: ContactFields;
   fieldErrors?: FieldErrors;
   /** With 429: minutes, rounded up, until this client may send again (Retry-After has the seconds). */
   retryAfterMinutes?: number;
-  /** With "unconfirmed": the token the second press sends. */
   confirmation?: string;
 };
 
-/** Failures after which the message waits in the undelivered folder and is sent again by itself. */
 const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
   "upstream_rejected",
   "upstream_error",
@@ -74,12 +66,10 @@ const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
   "upstream_timeout",
 ]);
 
-/** How a submission ended: from the page rendered after a plain post, or from the fetcher's answer. */
 export type ContactOutcome = { ok: true } | ContactFailure;
 
 export type OutcomeText = { title: string; description: string; detail?: string };
 
-/** The spec's title and text for every outcome; what a failure adds comes after, as `detail`. */
 export function outcomeText(outcome: ContactOutcome): OutcomeText {
   if (outcome.ok) return OUTCOME_TEXT.sent;
   if (outcome.reason === "unconfirmed") return CONFIRM_TEXT;

@@ -1,6 +1,4 @@
-// The contact form's action (form -> size and type -> schema -> proof -> guards -> score -> transport)
-// and its flash.
-// Built from explicit parts so tests can run it with their own configuration against a fake provider.
+// The contact form's action (form -> size and type -> schema -> proof -> guards -> score -> transport).
 import { createCookie, data, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
@@ -26,7 +24,6 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export const SUCCESS_REDIRECT = "/#contact";
 
-/** An answer holding the visitor's text is kept by no one. */
 const NOT_KEPT = { "Cache-Control": "private, no-store" };
 
 export type ContactActionOptions = {
@@ -35,7 +32,6 @@ export type ContactActionOptions = {
   flash: ContactFlash;
   log?: ContactLogger;
   retry?: RetryOptions;
-  /** Shared with the redelivery, which spends the same daily budget. */
   guards?: Guards;
 };
 
@@ -55,7 +51,6 @@ export function createContactAction({
   const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);
 
-  /** A refused post counts against its client; past the allowance the answer is the small status page. */
   async function countRefusal(client: string): Promise<void> {
     const wait = await guards.refused(client);
     if (!wait) return;
@@ -83,7 +78,6 @@ export function createContactAction({
     return data(body, { status, headers: { ...NOT_KEPT, "Retry-After": String(retryAfterSeconds) } });
   }
 
-  // A redirect, so a reload never posts again; the flash tells the page it was sent.
   async function succeed(request: Request) {
     return redirect(SUCCESS_REDIRECT, {
       status: 303,
@@ -91,7 +85,6 @@ export function createContactAction({
     });
   }
 
-  /** Kept for the owner instead of mailed: the visitor sees the normal success when it was kept. */
   async function keep(
     request: Request,
     client: string,
@@ -138,7 +131,6 @@ export function createContactAction({
       fields[field] = typeof firstText === "string" ? firstText : "";
     }
 
-    // A form on another site may not send mail in a visitor's name (server/request-checks.ts).
     if (context.crossSite) return fail(client, 403, "cross_site", EMPTY_FIELDS);
 
     const validation = validateContact(raw);
@@ -206,8 +198,7 @@ export function createContactAction({
 
     const sent = await transport(params, () => guards.mayKeep(client));
     if (!sent.ok) {
-      // Only a failure newly kept for the owner gives the unit back, so a flood or a re-post meets the
-      // limit (decision 024).
+      // Only a failure newly kept for the owner gives the unit back (decision 024).
       if (sent.reason !== "not_kept" && !sent.repost) await guards.refund(client);
       return fail(client, sent.status, sent.reason, fields);
     }
@@ -215,8 +206,7 @@ export function createContactAction({
   };
 }
 
-// ---- The flash ----
-// It only says "sent", and is signed so no one can make the page claim a message was sent (decision 018).
+// The flash only says "sent", signed so no one can forge it (decision 018).
 export type ContactFlash = {
   commit(request: Request): Promise<string>;
   /** Reads it once; `headers` clears the cookie and must be sent with the loader's answer. */
@@ -238,8 +228,7 @@ export function createContactFlash(secret: string): ContactFlash {
       const headers = new Headers();
       const cookieHeader = request.headers.get("Cookie");
       if (!cookieHeader?.includes("contact_flash=")) return { sent: false, headers };
-      // A forged value is left to expire: clearing it would make the page one that sets a cookie,
-      // rendered for every such request instead of served as kept (decision 027).
+      // A forged value is left to expire: clearing it would stop the page being kept (decision 027).
       if ((await cookie.parse(cookieHeader)) !== "sent") return { sent: false, headers };
       headers.append("Set-Cookie", await cookie.serialize("", { maxAge: 0, secure: cameOverHttps(request) }));
       return { sent: true, headers };

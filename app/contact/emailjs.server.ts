@@ -1,5 +1,4 @@
-// The EmailJS client: the body @emailjs/browser 4.4.1 sends, posted from the server, retrying only
-// what cannot have been delivered (decisions 001, 006, 026).
+// The EmailJS client: @emailjs/browser 4.4.1's body, posted from the server (decisions 001, 006, 026).
 import type { MailConfig } from "~/config.server";
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
@@ -41,12 +40,9 @@ export function buildSendBody(credentials: Credentials, params: TemplateParams):
 
 export type RetryOptions = {
   attemptTimeoutMs: number;
-  /** Before the first retry after a failed connection; doubles after each. */
   initialBackoffMs: number;
-  /** The longest Retry-After of a 429 or 503 that is waited for. */
   maxRetryAfterMs: number;
   maxAttempts: number;
-  /** No attempt starts or runs past this, counted from the first. */
   deadlineMs: number;
 };
 
@@ -59,7 +55,6 @@ export const DEFAULT_RETRY: RetryOptions = {
   deadlineMs: 10_000,
 };
 
-/** unreachable: no connection was made; dropped: it broke once the request may have been written. */
 export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
 
 export type SendResult = {
@@ -72,7 +67,6 @@ export type SendResult = {
   | {
       ok: false;
       failure: SendFailureKind;
-      /** The provider may have received the message (a timeout, a 5xx or a broken connection). */
       uncertain: boolean;
     }
 );
@@ -91,7 +85,6 @@ function neverSent(cause: unknown): boolean {
   return typeof code === "string" && NOT_SENT_CODES.has(code);
 }
 
-/** The most of an answer's body that is read, and how long it is waited for (decision 026). */
 const ANSWER_MAX_BYTES = 4 * 1024;
 const ANSWER_WAIT_MS = 500;
 
@@ -142,7 +135,6 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
   }
 }
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null) return null;
   const text = value.trim();
@@ -153,7 +145,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/** POSTs `body` to EmailJS, retrying only what cannot have been delivered (decisions 006, 026). */
 export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,

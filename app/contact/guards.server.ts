@@ -1,5 +1,4 @@
-// What a message must pass before it is sent: the original mail library's refusals (403, 429, 451) on the
-// server, where a bot cannot skip them, the honeypot, who "one client" is, and the per-client limits.
+// What a message must pass before it is sent: the mail library's refusals, the honeypot, the limits.
 import { isIPv4, isIPv6 } from "node:net";
 import {
   RateLimiterMemory,
@@ -34,31 +33,22 @@ export function honeypotFilled(form: FormData): boolean {
 export type Guards = {
   /** The first refusal that applies, or null; an allowed message uses one unit of its client's quota. */
   check(request: Request, message: ContactMessage, client: string): Promise<GuardRefusal | null>;
-  /** Gives the unit back (decisions 008, 024). */
   refund(client: string): Promise<void>;
-  /** Whether this client, and its network, may leave one more undelivered message; uses a unit of each. */
   mayKeep(client: string): Promise<KeepAllowance>;
-  /** The same for suspected spam (decision 029). */
   mayKeepSpam(client: string): Promise<KeepAllowance>;
-  /** Whether the site may mail one more message today; uses one unit of the daily budget. */
   mayMail(): Promise<boolean>;
   /** Counts a refused post; past the allowance, seconds until the next is answered in full, else 0. */
   refused(client: string): Promise<number>;
 };
 
 const DAY = 24 * 60 * 60;
-/** What one client may leave in the undelivered folder in a day (decision 024)... */
 export const KEPT_PER_CLIENT = { max: 3, windowSeconds: DAY };
-/** ...and its network (an IPv4 /24, an IPv6 /48), which holds many such clients. */
 export const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
-/** What one client may leave in the spam folder in a day (decision 029). */
 export const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
-/** Refused posts one client gets answered in full (a page, a field's message) in ten minutes. */
 export const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
 export function createGuards(config: AppConfig, redis: RedisLink | null): Guards {
   const limiter = createRateLimiter(config.rateLimit, redis, "contact");
-  /** Uses one unit; the points used so far, or null when none was left. */
   const allowance = (limits: AppConfig["rateLimit"], name: string) => {
     const limit = createRateLimiter(limits, redis, name);
     return async (key: string): Promise<{ used: number } | { retryAfterMs: number }> => {
@@ -119,25 +109,20 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
   };
 }
 
-// ---- The block list ----
-/** Whether mail from `email` (already a valid address) is refused. */
 export function isBlocked(blocklist: Blocklist, email: string): boolean {
   const { local, domain } = canonicalAddress(email);
   if (blocklist.addresses.has(`${local}@${domain}`)) return true;
-  // The domain itself or any parent: "@example.com" also covers "a.example.com".
   const labels = domain.split(".");
   return labels.some((_, i) => blocklist.domains.has(labels.slice(i).join(".")));
 }
 
-// ---- Who one client is ----
-// The server resolves the address (Express's req.ip under TRUST_PROXY, decision 034); this keys it.
+// The server resolves the address (req.ip, decision 034); this keys it.
 export const UNKNOWN_CLIENT_KEY = "unknown";
 
 export function clientKey(clientAddress: string | undefined): string {
   return clientAddress ? addressKey(clientAddress) : UNKNOWN_CLIENT_KEY;
 }
 
-/** The network a client key belongs to: an IPv4 /24 or an IPv6 /48, which one site or provider holds. */
 export function networkKey(client: string): string {
   const v4 = /^(\d+\.\d+\.\d+)\.\d+$/.exec(client);
   if (v4) return `${v4[1]}.0/24`;
@@ -164,7 +149,6 @@ function addressKey(entry: string): string {
     .join(":")}::/64`;
 }
 
-// ---- The limits ----
 // In Redis when it is set, with an in-memory insurance limiter while it is away (decision 011).
 export const REDIS_KEY_PREFIX = "portfolio:";
 
@@ -180,7 +164,6 @@ export function createRateLimiter(
     keyPrefix: REDIS_KEY_PREFIX + name,
     points: max,
     duration: windowSeconds,
-    // Not ready: go to the insurance limiter at once instead of trying Redis.
     rejectIfRedisNotReady: true,
     insuranceLimiter: memory,
   });

@@ -1,10 +1,8 @@
-// Fetches the contact form's challenge and solves it in a Web Worker (ALTCHA's protocol, decision 029),
-// so the work never holds the page's main thread.
+// Fetches the contact form's challenge and solves it in a Web Worker (decision 029).
 import { solveChallengeWorkers, type Challenge } from "altcha-lib";
 
 export const CHALLENGE_PATH = "/contact/challenge";
 
-/** The proof as the form sends it, or null when none could be had (the server then asks to confirm). */
 export async function solveContactChallenge(): Promise<string | null> {
   const response = await fetch(CHALLENGE_PATH, {
     cache: "no-store",

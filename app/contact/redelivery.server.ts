@@ -1,5 +1,4 @@
-// Sends the messages kept in undelivered/ again by themselves, each after a growing wait, until the
-// provider takes one or it is too old to try (decision 030). One process at a time, under the resend lock.
+// Sends the messages kept in undelivered/ again by themselves, under the resend lock (decision 030).
 import { rm } from "node:fs/promises";
 import type { AppConfig, MailConfig } from "~/config.server";
 import { buildSendBody, DEFAULT_RETRY, sendEmail, type RetryOptions } from "./emailjs.server";
@@ -8,13 +7,11 @@ import { FAILURE, logContactEvent, type ContactLogger } from "./transport.server
 
 type Settings = AppConfig["redelivery"];
 
-/** The first wait (longer when the provider may have it already), doubled after each attempt, capped. */
 function waitSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
   const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
   return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
 }
 
-/** When the message is next due, in ms since the epoch. */
 export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
   if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
   const uncertain = entry.uncertain || Boolean(entry.sending);
@@ -24,7 +21,6 @@ export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): numb
 export type RedeliveryOptions = {
   mail: Extract<MailConfig, { mode: "relay" }>;
   settings: Settings;
-  /** The site's daily send budget: a redelivery uses it like a visitor's message. */
   mayMail: () => Promise<boolean>;
   log?: ContactLogger;
   retry?: RetryOptions;
@@ -32,11 +28,7 @@ export type RedeliveryOptions = {
 
 export type SentAgain = { ok: boolean; attempts: number; reason: string; status: number };
 
-/**
- * Sends one kept message now and records how it went: the file goes once the provider takes it, else
- * it says when to try next. Marked as being sent first, so a process killed mid-send leaves it marked
- * as possibly delivered, not as certainly not.
- */
+/** Marked as being sent first, so a process killed mid-send leaves it as possibly delivered. */
 export async function sendKept(
   file: string,
   entry: UndeliveredEntry,
@@ -64,7 +56,6 @@ export async function sendKept(
   return { ok: false, attempts, reason, status: result.status };
 }
 
-/** One pass over the folder; false when another process holds the lock. `stopping` ends it between messages. */
 export async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
   const { settings, mayMail, log = logContactEvent } = options;
   const done = await whileResending(options.mail.undeliveredDir, async ({ messages }) => {
@@ -97,7 +88,6 @@ export async function redeliverDue(options: RedeliveryOptions, stopping: () => b
 
 export type Redelivery = { stop(): Promise<void> };
 
-/** Runs passes while the server runs; `stop` lets the message in flight finish and starts no other. */
 export function startRedelivery(options: RedeliveryOptions): Redelivery {
   const log = options.log ?? logContactEvent;
   const tickMs = Math.min(30_000, Math.max(200, options.settings.firstSeconds * 500));

@@ -1,5 +1,4 @@
 // The contact form's rules and messages, shared by the browser and the server (decision 019).
-// zod/mini keeps the browser cost small.
 import * as z from "zod/mini";
 import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
 
@@ -8,14 +7,11 @@ const NO_CONTROLS = /^\P{Cc}*$/u;
 const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
 // Embeddings, overrides and isolates reorder what a mail client shows ("Invoice \u202Efdp.exe").
 const NO_BIDI_CONTROLS = /^[^\u202A-\u202E\u2066-\u2069]*$/u;
-// Characters that show nothing; a field of only these is empty.
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
 
 function requiredText(field: ContactField, label: string, required: string) {
   return z.string({ error: required }).check(
-    // Browsers submit textarea line breaks as CRLF but count them as one
-    // character in the field: count them the same way here. Line and
-    // paragraph separators are line breaks too.
+    // Browsers submit line breaks as CRLF but count them as one character.
     z.overwrite((value) => value.replace(/\r\n?|[\u2028\u2029]/g, "\n")),
     z.trim(),
     z.refine((value) => !INVISIBLE_ONLY.test(value), required),

@@ -1,5 +1,4 @@
-// What a message says about its sender: a local, explainable score (decision 029). Each signal has
-// a weight; at the threshold the message is kept as suspected spam instead of mailed.
+// A local, explainable spam score (decision 029): at the threshold a message is kept, not mailed.
 import { createHash } from "node:crypto";
 import { isDisposableEmailDomain } from "disposable-email-domains-js";
 import { LRUCache } from "lru-cache";
@@ -33,7 +32,6 @@ export const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"']+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+[^\s<>"']*/giu;
 const HAS_URL = new RegExp(URL_PATTERN.source, "iu");
-/** A name that is nothing but a domain ("cheap-pills.example"). */
 const BARE_DOMAIN = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$/iu;
 const SHORTENERS = new Set([
   "bit.ly", "t.co", "tinyurl.com", "goo.gl", "ow.ly", "is.gd", "buff.ly", "cutt.ly", "rebrand.ly",
@@ -42,16 +40,13 @@ const SHORTENERS = new Set([
 const MARKUP_LINK = /<a\s[^>]*href|\[url[=\]]|\[link[=\]]/iu;
 const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/iu;
 
-/** The same text from other clients within this window counts. */
 const SAME_TEXT_WINDOW_SECONDS = 60 * 60;
 
 export type SpamInput = {
   message: ContactMessage;
   request: Request;
   client: string;
-  /** Whether the request-level signals (automation, a non-browser post) are looked at (bot checks on). */
   requestSignals: boolean;
-  /** The post named an Origin (the server removes the header before the action runs). */
   sentOrigin: boolean;
 };
 
@@ -82,7 +77,6 @@ export function createSpamScore(redis: RedisLink | null) {
   };
 }
 
-/** Browsers send a User-Agent, Accept-Language, and on a form post Origin or Sec-Fetch-Site. */
 function looksLikeBrowserPost(headers: Headers, sentOrigin: boolean): boolean {
   const has = (name: string) => (headers.get(name) ?? "").trim() !== "";
   return (
@@ -98,7 +92,6 @@ function hostOf(link: string): string {
   }
 }
 
-/** The sender's domain or any parent of it is on the disposable-address list. */
 function isDisposable(email: string): boolean {
   const labels = email
     .slice(email.lastIndexOf("@") + 1)
@@ -107,7 +100,6 @@ function isDisposable(email: string): boolean {
   return labels.slice(0, -1).some((_, i) => isDisposableEmailDomain(labels.slice(i).join(".")));
 }
 
-/** Records that `client` sent `text`; answers how many other clients sent it within the window. */
 function createTextMemory(redis: RedisLink | null) {
   const memory = new LRUCache<string, Set<string>>({ max: 10_000, ttl: SAME_TEXT_WINDOW_SECONDS * 1_000 });
   return async (text: string, client: string): Promise<number> => {

@@ -1,5 +1,4 @@
-// The folders messages are kept in: the outbox (no EmailJS account), undelivered/ (the provider did
-// not take them, decisions 007, 024, 025) and spam/ (suspected spam, decision 029).
+// The folders messages are kept in: the outbox, undelivered/ (decisions 007, 024, 025), spam/ (decision 029).
 import { createHash, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
@@ -26,21 +25,15 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-// ---- Kept messages (undelivered/, spam/): one owner-only file per message, named by its content ----
-/** Why a message is kept: the provider's failure, or the relay's own decision not to send it. */
 export type KeptReason = ContactFailureReason | "suspected_spam" | "over_daily_limit";
 
 export type UndeliveredEntry = OutboxEntry & {
-  /** When the message first failed (ISO 8601). */
   time: string;
   reason: KeptReason;
-  /** The provider's last HTTP status, 0 when none came back. */
   upstreamStatus: number;
   /** Some attempt may have reached the provider: resending may duplicate it. */
   uncertain: boolean;
-  /** Suspected spam: what the score found (decision 029). */
   signals?: string[];
-  /** Redelivery (decision 030): attempts made, when the next is due (ISO 8601), and whether it stopped. */
   attempts?: number;
   nextAttempt?: string;
   gaveUp?: boolean;
@@ -77,13 +70,11 @@ export async function countUndelivered(dir: string): Promise<number> {
   return (await entryFiles(dir)).length;
 }
 
-/** Runs `work` under the folder's lock `name`; others wait (`wait`) or fail with ELOCKED. */
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // Locks by distinct paths: proper-lockfile keeps one lock per path in a process.
   const release = await lock(path.join(dir, `.${name}`), {
     realpath: false,
-    // A crashed holder's lock is taken over once it has not been refreshed for 10 s.
     stale: 10_000,
     retries: wait ? { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 } : 0,
   });
@@ -116,7 +107,7 @@ const ENTRY = z.object({
 
 const ENTRY_MAX_BYTES = 64 * 1024;
 
-/** The message in `file`, or why it is not one; links and FIFOs are not read (decision 025). */
+/** Links and FIFOs are not read (decision 025). */
 export async function readUndelivered(file: string): Promise<UndeliveredEntry | { problem: string }> {
   let handle;
   try {
@@ -139,7 +130,6 @@ export async function readUndelivered(file: string): Promise<UndeliveredEntry | 
 }
 
 export type Listed = {
-  /** Every waiting message with its file, oldest first. */
   messages: { file: string; entry: UndeliveredEntry }[];
   skipped: { file: string; problem: string }[];
 };
@@ -156,20 +146,14 @@ export async function listUndelivered(dir: string): Promise<Listed> {
   return listed;
 }
 
-/** "new" and "existing" are kept; the others say why a message was not. */
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 
-/** What a client may still leave: nothing, or one more (`first`: it has left none today). */
 export type KeepAllowance = false | { first: boolean };
 
-/** The last slots of the folder are for clients that have left nothing, so a flood cannot close it (decision 024). */
+/** Kept for clients that have left nothing, so a flood cannot close the folder (decision 024). */
 export const RESERVED_FOR_NEW_CLIENTS = 200;
 
-/**
- * Keeps or updates the message's file. The allowance (a Redis call) is asked before the folder's lock,
- * which covers only counting and writing; in one process the writers queue for it, so each process
- * waits on the lock once at a time.
- */
+/** The allowance (a Redis call) is asked before the folder's lock, which covers counting and writing. */
 export async function storeUndelivered(
   dir: string,
   params: TemplateParams,
@@ -208,7 +192,6 @@ export async function storeUndelivered(
 
 const turns = new Map<string, Promise<unknown>>();
 
-/** Runs `work` after the work queued before it for the same folder in this process. */
 function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
   const next = (turns.get(dir) ?? Promise.resolve()).then(work, work);
   turns.set(
@@ -218,13 +201,12 @@ function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** The message's kept copy, if there is one (a re-post of it is answered from it, decision 024). */
 export async function findKept(dir: string, params: TemplateParams): Promise<UndeliveredEntry | null> {
   const entry = await readUndelivered(path.join(dir, undeliveredFileName(params)));
   return "problem" in entry ? null : entry;
 }
 
-/** Writes a kept message's file aside and renames it (decision 007): a failed write leaves no part behind. */
+/** Written aside and renamed (decision 007). */
 export async function writeEntry(file: string, entry: UndeliveredEntry): Promise<void> {
   const temporary = path.join(path.dirname(file), `.${randomUUID()}.tmp`);
   try {
@@ -236,7 +218,6 @@ export async function writeEntry(file: string, entry: UndeliveredEntry): Promise
   }
 }
 
-/** Forgets the stored copy of a message that has now been delivered; true when there was one. */
 export async function removeUndelivered(dir: string, params: TemplateParams): Promise<boolean> {
   try {
     await rm(path.join(dir, undeliveredFileName(params)));
@@ -247,12 +228,10 @@ export async function removeUndelivered(dir: string, params: TemplateParams): Pr
   }
 }
 
-/** Runs `resend` under the resend lock, one file per message; null when locked (decision 025). */
 export function whileResending<T>(dir: string, resend: (listed: Listed) => Promise<T>): Promise<T | null> {
   return locked(dir, "resend", false, async () => {
     const listed = await listUndelivered(dir);
     const own = (entry: UndeliveredEntry) => path.join(dir, undeliveredFileName(entry.template_params));
-    // One file per message: the one already under its own name, else the first found.
     const chosen = new Map<string, Listed["messages"][number]>();
     for (const item of listed.messages) {
       if (!chosen.has(own(item.entry)) || item.file === own(item.entry)) chosen.set(own(item.entry), item);

@@ -1,5 +1,4 @@
-// The transport (relay or outbox), what is kept when the relay fails, and the contact log: one JSON
-// line per step, with no body, address or key.
+// The transport (relay or outbox), what is kept when the relay fails, and the contact log.
 import type { MailConfig } from "~/config.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
@@ -20,11 +19,10 @@ export type TransportResult =
       ok: false;
       status: number;
       reason: ContactFailureReason;
-      /** An identical message was already kept: answered from the store, the provider not called. */
       repost?: boolean;
     };
 
-/** Sends one message; `mayKeep` is asked before a failed one is kept as a new file (decision 024). */
+/** `mayKeep` is asked before a failed message is kept as a new file (decision 024). */
 export type Transport = (
   params: TemplateParams,
   mayKeep?: () => Promise<KeepAllowance>,
@@ -70,7 +68,6 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
       durationMs: result.durationMs,
     });
     if (result.ok) {
-      // The owner has it now: an earlier failed copy of it is no longer waiting.
       await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
       return { ok: true };
     }
@@ -89,7 +86,6 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
       stored = "failed";
     }
     log({ outcome: "undelivered", ...keeping, stored });
-    // Not sent and not kept: the visitor must know it is up to them now.
     if (stored !== "new" && stored !== "existing") return { ok: false, status: 503, reason: "not_kept" };
     return { ok: false, ...failure };
   };
@@ -98,16 +94,12 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
   | { outcome: "dropped"; reason: "honeypot" }
-  /** An identical message was already waiting: answered from the store, the provider not called. */
   | { outcome: "already_kept"; reason: string }
-  /** No valid proof or token: the visitor was asked to confirm (decision 029). */
   | { outcome: "unconfirmed"; problem: string }
-  /** Sending again by itself (decision 030): sent, failed again (next time later), or too old to try. */
   | { outcome: "redelivered"; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
   | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_error"; error: string }
-  /** Not mailed but kept for the owner: suspected spam, or past the daily send budget. */
   | {
       outcome: "kept";
       reason: "suspected_spam" | "over_daily_limit";
@@ -123,7 +115,6 @@ export type ContactEvent =
       durationMs: number;
     }
   | {
-      /** The relay failed and the message was kept in the undelivered folder (or could not be). */
       outcome: "undelivered";
       reason: ContactFailureReason;
       uncertain: boolean;

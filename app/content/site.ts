@@ -1,19 +1,16 @@
-// Everything the owner edits lives in this file. The types below make a malformed edit (a missing field,
-// a misspelt icon, a project without a demoUrl key) fail `npm run typecheck`.
+// Everything the owner edits lives here; the types make a malformed edit fail `npm run typecheck`.
 
 export type SectionId = "home" | "about" | "skills" | "services" | "projects" | "contact";
 export type NavItem = { id: SectionId; label: string };
 export type ServiceIcon = "brain" | "code" | "chart" | "heart-pulse";
 export type SkillGroup = { title: string; skills: readonly string[] };
 export type Service = { title: string; description: string; icon: ServiceIcon };
-/** A section's heading and optional intro line. */
 export type SectionCopy = { title: string; description?: string };
 export type Project = {
   title: string;
   description: string;
   technologies: readonly string[];
   githubUrl: string;
-  /** null when there is nothing to try in a browser (a desktop app, say). */
   demoUrl: string | null;
 };
 

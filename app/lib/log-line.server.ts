@@ -1,5 +1,4 @@
-// One JSON line per refusal or contact outcome on stdout, the time first. Not console.log: its
-// formatting would cost every line of a flood of refusals.
+// One JSON line per refusal or contact outcome on stdout; not console.log, too slow for a flood.
 export function writeLogLine(event: string, fields: Record<string, unknown>) {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
 }

@@ -1,11 +1,8 @@
-// The process's one Redis connection (REDIS_URL) and its state, for the contact limit and /healthz
-// (decision 011).
+// The process's one Redis connection and its state, for the contact limit and /healthz (decision 011).
 import Redis from "ioredis";
 
-/** "slow": no answer within PROBE_DEADLINE_MS (paused, overloaded); "failing": a write was refused (out of memory, read-only). */
 export type RedisState = "up" | "down" | "slow" | "failing";
 
-/** How long /healthz waits for Redis: a post waits no longer for the limit than a visitor notices. */
 const PROBE_DEADLINE_MS = 250;
 const PROBE_KEY = "portfolio:health";
 const PROBE_REUSE_MS = 1_000;
@@ -13,9 +10,8 @@ const PROBE_REUSE_MS = 1_000;
 export type RedisLink = {
   client: Redis;
   state(): RedisState;
-  /** Asks Redis now with a write, not a ping (a ping answers while writes fail); a change is logged once. */
+  /** Asks Redis with a write, not a ping (a ping answers while writes fail). */
   probe(): Promise<RedisState>;
-  /** Disconnects for good (no reconnect), without announcing an outage. */
   close(): void;
 };
 
@@ -25,12 +21,10 @@ const RECONNECT_DELAY_MS = (attempt: number) => Math.min(attempt * 100, 1_000);
 
 export function connectRedis(url: string, logger: RedisLogger = console): RedisLink {
   const client = new Redis(url, {
-    // rate-limiter-flexible's insurance limiter needs commands to fail while
-    // the connection is down, not wait in a queue for it to come back.
+    // The insurance limiter needs commands to fail while the connection is down, not wait in a queue.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    // A host that vanished without closing the socket must not hold a visitor's post.
     connectTimeout: 2_000,
     commandTimeout: 1_000,
     retryStrategy: RECONNECT_DELAY_MS,

@@ -1,5 +1,4 @@
-// The security headers' values: server/security-headers.ts puts them on every response and
-// app/page-response.server.ts gives each page its policy (decisions 021, 027).
+// The security headers' values, for server/security-headers.ts and each page (decisions 021, 027).
 
 export function contentSecurityPolicy(scriptHashes: readonly string[]) {
   return [
@@ -18,7 +17,6 @@ export function contentSecurityPolicy(scriptHashes: readonly string[]) {
   ].join("; ");
 }
 
-/** For what is not a page: opened in a tab anyway, it loads nothing and cannot be framed. */
 export const NON_DOCUMENT_CSP =
   "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 

@@ -54,7 +54,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   ];
 };
 
-/** A post's answer carries the action's Retry-After (a 429) and Cache-Control (typed text: no-store). */
+// The action's Retry-After and Cache-Control (typed text: no-store) go with the page or data.
 export const headers: HeadersFunction = ({ actionHeaders }) => {
   const headers = new Headers();
   for (const name of ["Retry-After", "Cache-Control"]) {
@@ -68,7 +68,6 @@ export const links: LinksFunction = () => [{ rel: "canonical", href: site.siteUr
 
 export default function Index() {
   const { site, contactSent } = useLoaderData<typeof loader>();
-  // The outcome of a plain HTML post (no JavaScript): the action's failure, or the flash after its redirect.
   const refused = useActionData<ContactFailure>();
   const contactOutcome: ContactOutcome | null = refused ?? (contactSent ? { ok: true } : null);
   return (

@@ -1,5 +1,4 @@
-// The contact form's proof-of-work challenge, fetched when a visitor starts on the form; never kept,
-// since each is single-use and bound to its client (decision 029).
+// The proof-of-work challenge; never kept, as each is single-use and bound to its client (decision 029).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { contactChallenge } from "~/contact/action.server";
 

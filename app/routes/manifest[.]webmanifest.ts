@@ -12,7 +12,6 @@ export function loader() {
     start_url: "/",
     scope: "/",
     display: "standalone",
-    // The site opens in its dark theme unless the visitor chose light.
     theme_color: themeColors.dark,
     background_color: themeColors.dark,
     icons: manifestIcons,

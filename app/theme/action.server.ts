@@ -6,11 +6,9 @@ import { parseTheme, Theme, themeSession } from "./session.server";
 
 /** JS posts `theme` (204); the no-JS form posts `redirectTo`: the theme flips, the visitor is sent back. */
 export async function setThemeAction({ request, context }: ActionFunctionArgs) {
-  // A form on another site may not change a visitor's settings (server/request-checks.ts).
   if (context.crossSite) {
     return new Response("Refused: this form was sent from another site.", { status: 403 });
   }
-  // The form has two short fields; nothing bigger is read.
   const post = await readFormPost(request, 1024);
   if (!post.ok) {
     const message = post.status === 415 ? "Expected a form post." : "Form too large.";

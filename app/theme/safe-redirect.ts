@@ -1,7 +1,6 @@
 const BASE = "http://safe-redirect.invalid";
 
-// Any input in, a path on this site out, else the fallback. The path, resolved as a browser reads Location,
-// must resolve to itself again: "/.//evil.example" gives "//evil.example" (another site), so it falls back.
+// Any input in, a path on this site out: one that resolves to itself again ("/.//evil.example" does not).
 export function safeRedirectPath(value: unknown, fallback = "/"): string {
   if (typeof value !== "string" || !value.startsWith("/")) return fallback;
   const url = resolve(value);

@@ -1,5 +1,4 @@
-// The theme cookie, read and written through remix-themes, signed with SESSION_SECRET: the theme is not
-// sensitive, but signing keeps the cookie to the two values this site writes.
+// The theme cookie through remix-themes, signed so it holds only the two values this site writes.
 import { createCookieSessionStorage } from "@remix-run/node";
 import { createThemeSessionResolver, isTheme, Theme } from "remix-themes";
 import { config } from "~/config.server";

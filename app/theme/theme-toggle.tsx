@@ -30,17 +30,15 @@ function storedTheme() {
   }
 }
 
-// Without JS a plain form; with JS it repaints at once. Icon and label follow the <html> class through CSS,
-// so the server never guesses the theme of a visitor who has only a localStorage value.
+// Icon and label follow the <html> class through CSS: the server cannot know a localStorage-only theme.
 export function ThemeToggle() {
-  // The path alone: pages never read the query string (decision 015).
+  // Pages never read the query string (decision 015).
   const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
 
   useEffect(() => {
     // Kept for the pre-paint script too, should a CDN ignore Vary (docs/deploy.md).
     if (serverTheme) storeLocally(serverTheme);
-    // A choice kept only in localStorage (from before the cookie) becomes the cookie.
     else if (storedTheme()) saveTheme(currentDocumentTheme());
   }, [serverTheme]);
 

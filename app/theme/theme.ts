@@ -1,5 +1,4 @@
-// What the server and the browser agree on about the theme. No remix-themes
-// here: this module reaches the browser, and remix-themes stays on the server.
+// What the server and the browser agree on about the theme; no remix-themes, as this reaches the browser.
 
 export type ThemeName = "light" | "dark";
 

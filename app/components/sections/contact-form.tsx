@@ -18,17 +18,13 @@ import { cn } from "~/lib/cn";
 const fieldClass =
   "block w-full rounded-md border border-input bg-background px-3 py-2 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive";
 
-// Radix's toast loads with the first submission, not with the page (decision 005).
+// Loaded with the first submission, not with the page (decision 005).
 const loadToaster = () => import("~/components/ui/toast");
 const Toaster = lazy(loadToaster);
-// The schema loads once the visitor starts on the form; until then the server's answer reports field errors.
 const loadSchema = () => import("~/contact/schema");
-// So does the proof that a person used the form (decision 029).
 const solveProof = () =>
   import("~/contact/proof.client").then((proof) => proof.solveContactChallenge()).catch(() => null);
-/** The proof being worked out; `value` once it is (null: none could be had). */
 type Proof = { pending: Promise<string | null>; value?: string | null };
-/** How long a press waits for the proof before the form is sent without it (the server then asks to confirm). */
 const PROOF_WAIT_MS = 5_000;
 
 /** Posts to the index action: with JS by a fetcher (toasts), without as a plain form (outcome inline). */
@@ -58,11 +54,10 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
     const outcome = fetcher.data;
     if (!outcome) return;
     if (!outcome.ok && outcome.reason === "unconfirmed") {
-      // A proof sent too early is not used up and goes again with the next press; a missing one is asked anew.
+      // A proof sent too early is not used up; a missing one is asked anew.
       if (proof.current?.value === null) proof.current = null;
       return;
     }
-    // A proof is used once: the next press needs a new one.
     proof.current = null;
     if (outcome.ok) {
       // Emptied, not reset: reset() would bring back text a failed plain post rendered.
@@ -80,8 +75,7 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
     setToasts((current) => [...current, { id: Date.now(), variant, ...outcomeText(outcome) }]);
   }, [fetcher.data]);
 
-  // Catches what the browser's own checks let through (a message of spaces, say) before anything is sent,
-  // and sends the proof with the form, waiting for it briefly if it is still being worked out.
+  // Catches what the browser's own checks let through (a message of spaces, say) before anything is sent.
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     void loadToaster(); // ready by the time the answer comes
     const form = event.currentTarget;
@@ -136,7 +130,6 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
       <fetcher.Form
         ref={formRef}
         method="post"
-        // The hash brings a visitor without JavaScript back to this section.
         action="/?index#contact"
         onSubmit={onSubmit}
         onFocus={() => {
@@ -162,7 +155,6 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
         <Field label="Message" name="message" error={fieldErrors.message}>
           <textarea {...field("message")} rows={5} />
         </Field>
-        {/* People never see this field; bots that fill it get a fake success. */}
         <div aria-hidden="true" className="sr-only">
           <label htmlFor="contact-website">Website</label>
           <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
@@ -174,7 +166,6 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
             {busy ? "Sending..." : "Send Message"}
           </button>
         </div>
-        {/* Once the fetcher has answered, toasts report; the page's own outcome is old news. */}
         {fetcher.data || confirmation ? null : <InlineOutcome outcome={serverOutcome} />}
       </fetcher.Form>
       {toasts.length > 0 ? (
@@ -215,7 +206,7 @@ function Field({
   );
 }
 
-/** Asks for a second press when the first carried no proof that a person sent it (decision 029). */
+/** Asks for a second press when the first carried no proof (decision 029). */
 function ConfirmNotice() {
   return (
     <div role="status" className="rounded-md border border-primary/40 bg-primary/10 p-4 text-sm">

@@ -7,7 +7,6 @@ export type ToastItem = {
   variant?: "default" | "destructive";
   title: string;
   description: string;
-  /** What this case adds after the description. */
   detail?: string;
 };
 
@@ -31,7 +30,6 @@ export default function Toaster({
 
 type ToastProps = Omit<ToastItem, "id"> & { open: boolean; onOpenChange: (open: boolean) => void };
 
-/** Destructive toasts are announced assertively (type "foreground") and stay until closed. */
 function Toast({ variant = "default", title, description, detail, open, onOpenChange }: ToastProps) {
   return (
     <ToastPrimitive.Root

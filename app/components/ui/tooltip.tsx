@@ -1,5 +1,4 @@
-// The label of an icon-only control on hover and keyboard focus: Radix's tooltip as its docs
-// use it, loaded with the page (decision 040). The provider's delays are shared by every tooltip.
+// Radix's tooltip for icon-only controls, loaded with the page (decision 040).
 import * as TooltipPrimitive from "@radix-ui/react-tooltip";
 import type { ComponentProps, ReactElement, ReactNode } from "react";
 
