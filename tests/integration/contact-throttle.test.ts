@@ -49,6 +49,22 @@ describe("a throttled post", () => {
     expect(Number(throttled.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
+  it("in the browser without JavaScript, the alert says the spec's title and text, then when to try again", async () => {
+    const browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
+    try {
+      const page = await browser.newPage({ javaScriptEnabled: false });
+      await page.goto(server.app.url);
+      for (const [name, value] of Object.entries(VALID)) await page.locator(`#contact-${name}`).fill(value);
+      await page.locator("#contact form button[type=submit]").click();
+      const alert = page.locator("#contact [role=alert]");
+      await alert.getByText(OUTCOME_TEXT.failed.title, { exact: true }).waitFor();
+      expect(await alert.getByText(OUTCOME_TEXT.failed.description, { exact: true }).count()).toBe(1);
+      expect(await alert.getByText(/please try again in \d+ minutes?\./).count()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 30_000);
+
   it("in the browser, the toast says the spec's title and text, then when to try again", async () => {
     const browser = await chromium.launch({ executablePath: systemChromium, args: chromiumArgs });
     try {
