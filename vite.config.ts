@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     environment: "node",
     restoreMocks: true,
+    // Waits on what a test needs, for as long as a busy machine takes to give it.
+    expect: { poll: { timeout: 10_000 } },
     // Names the Node that runs the tests, and refuses one older than .nvmrc's.
     globalSetup: ["tests/support/node-version.ts"],
     // unit: in-process code only; integration: anything with a server, a

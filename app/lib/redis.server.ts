@@ -50,6 +50,8 @@ export function connectRedis(url: string, logger: RedisLogger = console): RedisL
   // A flood of /healthz makes one Redis write a second, not one each.
   let last: { at: number; state: Promise<RedisState> } | null = null;
   const probe = (): Promise<RedisState> => {
+    // Not connected: nothing is written, so nothing to spare, and the first answer after it is fresh.
+    if (client.status !== "ready") last = null;
     if (last && Date.now() - last.at < PROBE_REUSE_MS) return last.state;
     last = { at: Date.now(), state: probeNow() };
     return last.state;

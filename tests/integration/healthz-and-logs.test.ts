@@ -131,11 +131,14 @@ describe("/healthz with a Redis that answers late or refuses writes", () => {
     });
     const state = async () => (await health(app.url)) as { rateLimit: string; redis: string };
     try {
-      await vi.waitFor(async () => expect(await state()).toMatchObject({ redis: "up", rateLimit: "redis" }));
+      await vi.waitFor(
+        async () => expect(await state()).toMatchObject({ redis: "up", rateLimit: "redis" }),
+        10_000,
+      );
 
       // A probe is reused for a second (a flood of /healthz makes one write a second): wait for the next.
       const settles = (expected: object) =>
-        vi.waitFor(async () => expect(await state()).toEqual(expected), 5_000);
+        vi.waitFor(async () => expect(await state()).toEqual(expected), 10_000);
       await admin.call("CLIENT", "PAUSE", "5000", "WRITE");
       await settles({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "slow" });
       await admin.call("CLIENT", "UNPAUSE");
@@ -168,7 +171,7 @@ describe("/healthz under a flood", () => {
     const writes = async () =>
       Number(/cmdstat_set:calls=(\d+)/.exec(await admin.info("commandstats"))?.[1] ?? 0);
     try {
-      await vi.waitFor(async () => expect(await health(app.url)).toMatchObject({ redis: "up" }));
+      await vi.waitFor(async () => expect(await health(app.url)).toMatchObject({ redis: "up" }), 10_000);
       const before = await writes();
       await Promise.all(Array.from({ length: 100 }, () => health(app.url)));
       expect((await writes()) - before).toBeLessThanOrEqual(2);

@@ -155,7 +155,10 @@ describe("backslashes", () => {
       const from = relay.app.output().length;
       const answer = await raw("GET", path, host());
       expect(answer.status).toBe(404);
-      await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"backslash_path"'));
+      await vi.waitFor(
+        () => expect(relay.app.output().slice(from)).toContain('"reason":"backslash_path"'),
+        10_000,
+      );
       expect(relay.app.output().slice(from)).not.toMatch(/Error|\n\s+at /);
     },
   );
@@ -169,7 +172,10 @@ describe("legacy data requests", () => {
       const from = relay.app.output().length;
       const answer = await raw("GET", path, { Host: `127.0.0.1:${relay.app.port}`, Cookie: "theme=dark" });
       expect(answer.status).toBe(400);
-      await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"data_query"'));
+      await vi.waitFor(
+        () => expect(relay.app.output().slice(from)).toContain('"reason":"data_query"'),
+        10_000,
+      );
       expect(relay.app.output().slice(from)).not.toMatch(/Error|\n\s+at /);
     },
   );
@@ -321,7 +327,7 @@ describe("the log", () => {
       FORM,
     );
     // A line may reach the pipe after its response: wait for the last one.
-    await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"cross_site"'));
+    await vi.waitFor(() => expect(relay.app.output().slice(from)).toContain('"reason":"cross_site"'), 10_000);
     const log = relay.app.output().slice(from);
     expect(log).not.toMatch(/\n\s+at /);
     expect(log).not.toMatch(/Error:/);
