@@ -239,6 +239,10 @@ test("passes axe with field errors and a toast, in both themes", async ({ page, 
       document.documentElement.classList.remove("dark", "light");
       document.documentElement.classList.add(next);
     }, theme);
+    // Colors ease into the new theme: axe reads them once every transition has ended.
+    await page.waitForFunction(() =>
+      document.getAnimations().every((animation) => animation.playState !== "running"),
+    );
     const results = await new AxeBuilder({ page }).include("#contact").analyze();
     expect(results.violations, `${theme} theme`).toEqual([]);
   }
