@@ -14,7 +14,13 @@ const botChecks = createBotChecks(config, redis);
 
 export const contactFlash = createContactFlash(config.sessionSecret);
 
-export const contactAction = createContactAction({ config, toName: site.name, flash: contactFlash, guards });
+export const contactAction = createContactAction({
+  config,
+  toName: site.name,
+  flash: contactFlash,
+  guards,
+  botChecks,
+});
 
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   botChecks.challenge(clientKey(context.clientAddress));

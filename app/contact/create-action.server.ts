@@ -4,7 +4,7 @@ import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";
 import type { AppConfig } from "~/config.server";
-import { createBotChecks } from "./bot-checks.server";
+import { createBotChecks, type BotChecks } from "./bot-checks.server";
 import { clientKey, createGuards, honeypotFilled, type Guards } from "./guards.server";
 import {
   CONTACT_FIELDS,
@@ -33,6 +33,7 @@ export type ContactActionOptions = {
   log?: ContactLogger;
   retry?: RetryOptions;
   guards?: Guards;
+  botChecks?: BotChecks;
 };
 
 const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message: "" };
@@ -43,11 +44,12 @@ export function createContactAction({
   flash,
   log = logContactEvent,
   retry,
-  guards: given,
+  guards: givenGuards,
+  botChecks: givenBotChecks,
 }: ContactActionOptions) {
   const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
-  const guards = given ?? createGuards(config, redis);
-  const botChecks = createBotChecks(config, redis);
+  const guards = givenGuards ?? createGuards(config, redis);
+  const botChecks = givenBotChecks ?? createBotChecks(config, redis);
   const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);
 
