@@ -115,6 +115,7 @@ async function main() {
       connections: o.connections,
       skip: [...o.skip],
       waitIdle: o.idle,
+      busy: o.busy,
     },
     loadavgAtStart: os.loadavg(),
   };
@@ -176,6 +177,22 @@ async function main() {
       results.mainThread = await withChromium((browser) =>
         mainThreadInterleaved(browser, appAndFloor, o.runs),
       );
+      if (o.busy > 0) {
+        log(`the same, mobile and traced, under ${o.busy} busy loop(s)`);
+        const loops = Array.from({ length: o.busy }, () =>
+          spawn(process.execPath, ["-e", "for (;;);"], { stdio: "ignore" }),
+        );
+        try {
+          const busyMobile = await lighthouseInterleaved(appAndFloor, "mobile", o.runs);
+          results.busy = {
+            loops: o.busy,
+            lighthouse: { mobile: busyMobile.app, floor: busyMobile.floor },
+            mainThread: await withChromium((browser) => mainThreadInterleaved(browser, appAndFloor, o.runs)),
+          };
+        } finally {
+          for (const loop of loops) loop.kill("SIGKILL");
+        }
+      }
     }
 
     if (!o.skip.has("load")) {

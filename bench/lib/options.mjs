@@ -1,7 +1,7 @@
 // The bench's command line: its help text and the options it takes.
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
                         [--skip weight,lighthouse,load,contact] [--quick] [--build]
-                        [--wait-idle LOAD[:MAXSEC]]
+                        [--wait-idle LOAD[:MAXSEC]] [--busy N]
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (build/server.js, as npm start) with the EmailJS
@@ -16,7 +16,9 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               FCP and the sum of the parts over 50 ms; desktop: the app's
               /, median of --runs; then the same two pages loaded cold
               --runs times each with the CPU slowed 4× by DevTools, and
-              the longest main-thread task after FCP in each trace
+              the longest main-thread task after FCP in each trace; then
+              the mobile runs and the traces again while --busy (2) loops
+              of Node keep the CPUs busy (--busy 0: not)
   load        autocannon, --connections (50) for --duration s (10) after 2 s
               of warm-up: / (without and with a theme cookie), /robots.txt
               (the cheapest route through the whole stack) and a static
@@ -39,7 +41,7 @@ Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
 KB = 1000 bytes.`;
 
 export function parseArgs(argv) {
-  const o = { runs: 5, duration: 10, connections: 50, skip: new Set(), build: false, idle: null };
+  const o = { runs: 5, duration: 10, connections: 50, skip: new Set(), build: false, idle: null, busy: 2 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -52,6 +54,7 @@ export function parseArgs(argv) {
     else if (a === "--skip") for (const s of value().split(",")) o.skip.add(s.trim());
     else if (a === "--quick") Object.assign(o, { runs: 1, duration: 3 });
     else if (a === "--build") o.build = true;
+    else if (a === "--busy") o.busy = Number(value());
     else if (a === "--wait-idle") {
       const [load, max = "300"] = value().split(":");
       o.idle = { load: Number(load), maxSeconds: Number(max) };
@@ -59,6 +62,7 @@ export function parseArgs(argv) {
   }
   if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1))
     fail("--runs, --duration and --connections must be positive");
+  if (!(Number.isInteger(o.busy) && o.busy >= 0)) fail("--busy must be a whole number, 0 or more");
   return o;
 }
 
