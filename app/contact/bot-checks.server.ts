@@ -2,9 +2,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
-import { LRUCache } from "lru-cache";
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
+import { redisOrMemory } from "~/lib/redis-or-memory.server";
 
 export const PROOF_FIELD = "altcha";
 export const CONFIRMATION_FIELD = "confirmation";
@@ -137,18 +137,16 @@ function equal(a: string, b: string) {
 }
 
 function createClaims(redis: RedisLink | null, ttlMs: number) {
-  const memory = new LRUCache<string, true>({ max: 100_000, ttl: ttlMs });
+  const remember = redisOrMemory<true>(redis, { max: 100_000, ttlMs });
   return async (key: string): Promise<boolean> => {
     const hashed = createHash("sha256").update(key).digest("base64url");
-    if (redis) {
-      try {
-        return (await redis.client.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK";
-      } catch {
-        // Redis away: this process remembers, as the limits do (decision 011).
-      }
-    }
-    if (memory.has(hashed)) return false;
-    memory.set(hashed, true);
-    return true;
+    return remember(
+      async (store) => (await store.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK",
+      (used) => {
+        if (used.has(hashed)) return false;
+        used.set(hashed, true);
+        return true;
+      },
+    );
   };
 }

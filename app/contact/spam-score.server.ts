@@ -1,8 +1,8 @@
 // A local, explainable spam score (decision 029): at the threshold a message is kept, not mailed.
 import { createHash } from "node:crypto";
 import { isDisposableEmailDomain } from "disposable-email-domains-js";
-import { LRUCache } from "lru-cache";
 import type { RedisLink } from "~/lib/redis.server";
+import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import type { ContactMessage } from "./schema";
 
 export type SpamSignal =
@@ -101,27 +101,30 @@ function isDisposable(email: string): boolean {
 }
 
 function createTextMemory(redis: RedisLink | null) {
-  const memory = new LRUCache<string, Set<string>>({ max: 10_000, ttl: SAME_TEXT_WINDOW_SECONDS * 1_000 });
+  const remember = redisOrMemory<Set<string>>(redis, {
+    max: 10_000,
+    ttlMs: SAME_TEXT_WINDOW_SECONDS * 1_000,
+  });
   return async (text: string, client: string): Promise<number> => {
     const normalized = text.toLowerCase().replace(/\s+/gu, " ").trim();
     const hash = createHash("sha256").update(normalized).digest("base64url").slice(0, 32);
-    if (redis) {
-      const key = `portfolio:same-text:${hash}`;
-      try {
-        const [, [, count]] = (await redis.client
+    const key = `portfolio:same-text:${hash}`;
+    return remember(
+      async (store) => {
+        const [, [, count]] = (await store
           .multi()
           .sadd(key, client)
           .scard(key)
           .expire(key, SAME_TEXT_WINDOW_SECONDS)
           .exec()) as [unknown, [unknown, number]];
         return Math.max(0, count - 1);
-      } catch {
-        // Redis away: this process's memory, as the limits do (decision 011).
-      }
-    }
-    const clients = memory.get(hash) ?? new Set<string>();
-    clients.add(client);
-    memory.set(hash, clients);
-    return clients.size - 1;
+      },
+      (seen) => {
+        const clients = seen.get(hash) ?? new Set<string>();
+        clients.add(client);
+        seen.set(hash, clients);
+        return clients.size - 1;
+      },
+    );
   };
 }
