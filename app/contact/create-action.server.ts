@@ -16,8 +16,8 @@ import {
 import type { RetryOptions } from "./emailjs.server";
 import { validateContact } from "./schema";
 import { createSpamScore } from "./spam-score.server";
-import { storeUndelivered, type KeepAllowance, type StoreOutcome } from "./store.server";
-import { createTransport, logContactEvent, type ContactLogger } from "./transport.server";
+import type { KeepAllowance } from "./store.server";
+import { createTransport, keepForOwner, logContactEvent, type ContactLogger } from "./transport.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -96,15 +96,10 @@ export function createContactAction({
     kept: { reason: "suspected_spam" | "over_daily_limit"; signals?: string[] },
     mayKeep: () => Promise<KeepAllowance>,
   ) {
-    let stored: StoreOutcome | "failed";
-    try {
-      stored = await storeUndelivered(dir, params, { ...kept, upstreamStatus: 0, uncertain: false }, mayKeep);
-    } catch {
-      stored = "failed";
-    }
-    log({ outcome: "kept", ...kept, stored });
+    const failure = { ...kept, upstreamStatus: 0, uncertain: false };
+    const wasKept = await keepForOwner(log, { outcome: "kept", ...kept }, dir, params, failure, mayKeep);
     // Spam that could not be kept is still not mailed; a genuine message must be kept or refused.
-    if (kept.reason === "over_daily_limit" && stored !== "new" && stored !== "existing") {
+    if (kept.reason === "over_daily_limit" && !wasKept) {
       return fail(client, 503, "not_kept", fields);
     }
     return succeed(request);

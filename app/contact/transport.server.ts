@@ -1,4 +1,4 @@
-// The transport (relay or outbox), what is kept when the relay fails, and the contact log.
+// The transport (relay or outbox), what is kept for the owner instead of sent, and the contact log.
 import type { MailConfig } from "~/config.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
@@ -11,6 +11,7 @@ import {
   writeToOutbox,
   type KeepAllowance,
   type StoreOutcome,
+  type UndeliveredFailure,
 } from "./store.server";
 
 export type TransportResult =
@@ -74,22 +75,41 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
 
     const failure = FAILURE[result.failure];
     const keeping = { reason: failure.reason, uncertain: result.uncertain };
-    let stored: StoreOutcome | "failed";
-    try {
-      stored = await storeUndelivered(
-        mail.undeliveredDir,
-        params,
-        { ...keeping, upstreamStatus: result.status },
-        mayKeep,
-      );
-    } catch {
-      stored = "failed";
-    }
-    log({ outcome: "undelivered", ...keeping, stored });
-    if (stored !== "new" && stored !== "existing") return { ok: false, status: 503, reason: "not_kept" };
+    const wasKept = await keepForOwner(
+      log,
+      { outcome: "undelivered", ...keeping },
+      mail.undeliveredDir,
+      params,
+      { ...keeping, upstreamStatus: result.status },
+      mayKeep,
+    );
+    if (!wasKept) return { ok: false, status: 503, reason: "not_kept" };
     return { ok: false, ...failure };
   };
 }
+
+/** Keeps a message in `dir` for the owner and logs `event` with what became of it; false when not kept. */
+export async function keepForOwner(
+  log: ContactLogger,
+  event: KeepEvent,
+  dir: string,
+  params: TemplateParams,
+  failure: UndeliveredFailure,
+  mayKeep?: () => Promise<KeepAllowance>,
+): Promise<boolean> {
+  let stored: StoreOutcome | "failed";
+  try {
+    stored = await storeUndelivered(dir, params, failure, mayKeep);
+  } catch {
+    stored = "failed";
+  }
+  log({ ...event, stored });
+  return stored === "new" || stored === "existing";
+}
+
+type KeepEvent =
+  | { outcome: "kept"; reason: "suspected_spam" | "over_daily_limit"; signals?: string[] }
+  | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
@@ -100,12 +120,6 @@ export type ContactEvent =
   | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
   | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_error"; error: string }
-  | {
-      outcome: "kept";
-      reason: "suspected_spam" | "over_daily_limit";
-      signals?: string[];
-      stored: StoreOutcome | "failed";
-    }
   | { outcome: "refused"; status: number; reason: ContactFailureReason }
   | {
       outcome: "relayed";
@@ -114,12 +128,7 @@ export type ContactEvent =
       attempts: number;
       durationMs: number;
     }
-  | {
-      outcome: "undelivered";
-      reason: ContactFailureReason;
-      uncertain: boolean;
-      stored: StoreOutcome | "failed";
-    };
+  | (KeepEvent & { stored: StoreOutcome | "failed" });
 
 export type ContactLogger = (event: ContactEvent) => void;
 
