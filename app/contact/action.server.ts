@@ -1,5 +1,6 @@
-// The contact action, its flash, its challenge and the redelivery, with the configuration read at start.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+// The contact action, its flash, its challenge and the redelivery, with the configuration read at start;
+// the one place the action's outcome becomes Remix's answer.
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
 import { site } from "~/content/site";
 import { sharedRedis } from "~/lib/redis.server";
@@ -14,13 +15,21 @@ const botChecks = createBotChecks(config, redis);
 
 export const contactFlash = createContactFlash(config.sessionSecret);
 
-export const contactAction = createContactAction({
+const decide = createContactAction({
   config,
   toName: site.name,
   flash: contactFlash,
   guards,
   botChecks,
 });
+
+export async function contactAction(args: ActionFunctionArgs) {
+  const outcome = await decide(args);
+  const { status, headers } = outcome;
+  if (outcome.kind === "redirect") return redirect(outcome.location, { status, headers });
+  if (outcome.kind === "failure") return data(outcome.data, { status, headers });
+  throw new Response(outcome.text, { status, statusText: outcome.statusText, headers });
+}
 
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   botChecks.challenge(clientKey(context.clientAddress));

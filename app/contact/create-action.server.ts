@@ -1,5 +1,5 @@
-// The contact form's action (form -> size and type -> schema -> proof -> guards -> score -> transport).
-import { createCookie, data, redirect, type ActionFunctionArgs } from "@remix-run/node";
+// The contact form's action (form -> size and type -> schema -> proof -> guards -> score -> transport -> outcome).
+import { createCookie, type ActionFunctionArgs } from "@remix-run/node";
 import { cameOverHttps } from "~/lib/https.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";
@@ -25,6 +25,12 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export const SUCCESS_REDIRECT = "/#contact";
 
 const NOT_KEPT = { "Cache-Control": "private, no-store" };
+
+/** What the action decided, in our own terms: action.server.ts alone turns it into Remix's answer. */
+export type ContactActionOutcome =
+  | { kind: "redirect"; status: 303; location: string; headers: Record<string, string> }
+  | { kind: "failure"; status: number; headers: Record<string, string>; data: ContactFailure }
+  | { kind: "status_page"; status: 429; statusText: string; headers: Record<string, string>; text: string };
 
 export type ContactActionOptions = {
   config: AppConfig;
@@ -53,15 +59,17 @@ export function createContactAction({
   const spamScore = createSpamScore(redis);
   const transport = createTransport(config.mail, log, retry);
 
-  async function countRefusal(client: string): Promise<void> {
+  async function countRefusal(client: string): Promise<ContactActionOutcome | null> {
     const wait = await guards.refused(client);
-    if (!wait) return;
+    if (!wait) return null;
     log({ outcome: "refused", status: 429, reason: "too_many_refusals" });
-    throw new Response(`Too many refused messages: please wait ${Math.ceil(wait / 60)} minutes.`, {
+    return {
+      kind: "status_page",
       status: 429,
       statusText: "Too Many Requests",
       headers: { ...NOT_KEPT, "Retry-After": String(wait) },
-    });
+      text: `Too many refused messages: please wait ${Math.ceil(wait / 60)} minutes.`,
+    };
   }
 
   async function fail(
@@ -70,21 +78,21 @@ export function createContactAction({
     reason: ContactFailureReason,
     fields: ContactFields,
     { fieldErrors, retryAfterSeconds }: { fieldErrors?: FieldErrors; retryAfterSeconds?: number } = {},
-  ) {
-    if (status < 500) await countRefusal(client);
+  ): Promise<ContactActionOutcome> {
+    const cut = status < 500 ? await countRefusal(client) : null;
+    if (cut) return cut;
     log({ outcome: "refused", status, reason });
     const body: ContactFailure = { ok: false, status, reason, fields };
     if (fieldErrors) body.fieldErrors = fieldErrors;
-    if (!retryAfterSeconds) return data(body, { status, headers: NOT_KEPT });
+    if (!retryAfterSeconds) return { kind: "failure", status, headers: NOT_KEPT, data: body };
     body.retryAfterMinutes = Math.ceil(retryAfterSeconds / 60);
-    return data(body, { status, headers: { ...NOT_KEPT, "Retry-After": String(retryAfterSeconds) } });
+    const headers = { ...NOT_KEPT, "Retry-After": String(retryAfterSeconds) };
+    return { kind: "failure", status, headers, data: body };
   }
 
-  async function succeed(request: Request) {
-    return redirect(SUCCESS_REDIRECT, {
-      status: 303,
-      headers: { "Set-Cookie": await flash.commit(request) },
-    });
+  async function succeed(request: Request): Promise<ContactActionOutcome> {
+    const headers = { "Set-Cookie": await flash.commit(request) };
+    return { kind: "redirect", status: 303, location: SUCCESS_REDIRECT, headers };
   }
 
   async function keep(
@@ -105,7 +113,10 @@ export function createContactAction({
     return succeed(request);
   }
 
-  return async function contactAction({ request, context }: ActionFunctionArgs) {
+  return async function contactAction({
+    request,
+    context,
+  }: ActionFunctionArgs): Promise<ContactActionOutcome> {
     const client = clientKey(context.clientAddress);
     const post = await readFormPost(request, BODY_LIMIT_BYTES);
     if (!post.ok) {
@@ -142,7 +153,8 @@ export function createContactAction({
     if (config.botChecks.enabled) {
       const verdict = await botChecks.verify(form, client);
       if (!verdict.ok) {
-        await countRefusal(client);
+        const cut = await countRefusal(client);
+        if (cut) return cut;
         log({ outcome: "unconfirmed", problem: verdict.problem });
         const body: ContactFailure = {
           ok: false,
@@ -151,7 +163,7 @@ export function createContactAction({
           fields,
           confirmation: verdict.token ?? botChecks.confirmation(client),
         };
-        return data(body, { headers: NOT_KEPT });
+        return { kind: "failure", status: 200, headers: NOT_KEPT, data: body };
       }
     }
 

@@ -5,6 +5,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
+import type { ContactActionOutcome } from "~/contact/create-action.server";
 import { KEPT_PER_CLIENT } from "~/contact/guards.server";
 import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/store.server";
@@ -72,7 +73,7 @@ async function expectKept(flags: { reason: string; upstreamStatus: number; uncer
 }
 
 /** The quota was given back: the next message from the same client is not refused with 429. */
-async function expectQuotaUnused(run: (request: Request) => Promise<unknown>) {
+async function expectQuotaUnused(run: (request: Request) => Promise<ContactActionOutcome>) {
   scratch.fake.setMode({ kind: "status", status: 200 }, "quota-probe");
   expectRedirect(await run(formRequest({ ...VALID, message: "quota-probe" })));
 }

@@ -8,10 +8,10 @@ import {
   createContactAction,
   createContactFlash,
   type ContactActionOptions,
+  type ContactActionOutcome,
 } from "~/contact/create-action.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
 import type { ContactEvent } from "~/contact/transport.server";
-import type { ContactFailure } from "~/contact/contract";
 
 export const OWNER = "Test Owner";
 
@@ -120,21 +120,14 @@ export function formRequest(values: FormValues, headers: Record<string, string> 
   });
 }
 
-export function expectFailure(result: unknown): { status: number; data: ContactFailure } {
-  // What Remix's data() returns (a DataWithResponseInit), checked by shape.
-  const answer = result as { type?: string; data: unknown; init: ResponseInit | null };
-  if (result instanceof Response || answer?.type !== "DataWithResponseInit") {
-    throw new Error(
-      `expected a failure answer, got ${result instanceof Response ? `Response ${result.status}` : String(result)}`,
-    );
-  }
-  const init = answer.init ?? {};
-  return { status: init.status ?? 200, data: answer.data as ContactFailure };
+type Outcome<Kind extends ContactActionOutcome["kind"]> = Extract<ContactActionOutcome, { kind: Kind }>;
+
+export function expectFailure(outcome: ContactActionOutcome): Outcome<"failure"> {
+  if (outcome.kind !== "failure") throw new Error(`expected a failure, got ${JSON.stringify(outcome)}`);
+  return outcome;
 }
 
-export function expectRedirect(result: unknown): Response {
-  if (!(result instanceof Response)) {
-    throw new Error(`expected a redirect, got ${JSON.stringify(result)}`);
-  }
-  return result;
+export function expectRedirect(outcome: ContactActionOutcome): Outcome<"redirect"> {
+  if (outcome.kind !== "redirect") throw new Error(`expected a redirect, got ${JSON.stringify(outcome)}`);
+  return outcome;
 }
