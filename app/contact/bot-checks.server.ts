@@ -6,14 +6,14 @@ import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 
-export const PROOF_FIELD = "altcha";
-export const CONFIRMATION_FIELD = "confirmation";
+const PROOF_FIELD = "altcha";
+const CONFIRMATION_FIELD = "confirmation";
 
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;
 const TOKEN_MAX_CHARS = 200;
 
-export type ProofVerdict =
+type ProofVerdict =
   | { ok: true; via: "proof" | "confirmation" }
   | {
       ok: false;

@@ -68,7 +68,7 @@ const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
 
 export type ContactOutcome = { ok: true } | ContactFailure;
 
-export type OutcomeText = { title: string; description: string; detail?: string };
+type OutcomeText = { title: string; description: string; detail?: string };
 
 export function outcomeText(outcome: ContactOutcome): OutcomeText {
   if (outcome.ok) return OUTCOME_TEXT.sent;

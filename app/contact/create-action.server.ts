@@ -22,7 +22,7 @@ import { createTransport, keepForOwner, logContactEvent, type ContactLogger } fr
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-export const SUCCESS_REDIRECT = "/#contact";
+const SUCCESS_REDIRECT = "/#contact";
 
 const NOT_KEPT = { "Cache-Control": "private, no-store" };
 
@@ -216,7 +216,7 @@ export function createContactAction({
 }
 
 // The flash only says "sent", signed so no one can forge it (decision 018).
-export type ContactFlash = {
+type ContactFlash = {
   commit(request: Request): Promise<string>;
   /** Reads it once; `headers` clears the cookie and must be sent with the loader's answer. */
   read(request: Request): Promise<{ sent: boolean; headers: Headers }>;

@@ -2,7 +2,7 @@
 import type { MailConfig } from "~/config.server";
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
-export const EMAILJS_SEND_PATH = "/api/v1.0/email/send";
+const EMAILJS_SEND_PATH = "/api/v1.0/email/send";
 
 export type TemplateParams = {
   name: string;
@@ -12,7 +12,7 @@ export type TemplateParams = {
   to_name: string;
 };
 
-export type EmailJsSendBody = {
+type EmailJsSendBody = {
   lib_version: typeof EMAILJS_LIB_VERSION;
   user_id: string;
   service_id: string;
@@ -57,7 +57,7 @@ export const DEFAULT_RETRY: RetryOptions = {
 
 export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
 
-export type SendResult = {
+type SendResult = {
   status: number;
   text: string;
   attempts: number;

@@ -12,7 +12,7 @@ import { HONEYPOT_FIELD } from "./contract";
 import type { ContactMessage } from "./schema";
 import type { KeepAllowance } from "./store.server";
 
-export type GuardRefusal =
+type GuardRefusal =
   | { status: 403; reason: "blocklisted" }
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
@@ -20,7 +20,7 @@ export type GuardRefusal =
 const HEADLESS_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
 
 /** Like @emailjs/browser's blockHeadless: an automation User-Agent, or no User-Agent or Accept-Language. */
-export function looksHeadless(request: Request): boolean {
+function looksHeadless(request: Request): boolean {
   const userAgent = request.headers.get("user-agent") ?? "";
   const languages = request.headers.get("accept-language") ?? "";
   return userAgent.trim() === "" || languages.trim() === "" || HEADLESS_UA.test(userAgent);
@@ -43,9 +43,9 @@ export type Guards = {
 
 const DAY = 24 * 60 * 60;
 export const KEPT_PER_CLIENT = { max: 3, windowSeconds: DAY };
-export const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
-export const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
-export const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
+const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
+const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
+const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
 export function createGuards(config: AppConfig, redis: RedisLink | null): Guards {
   const limiter = createRateLimiter(config.rateLimit, redis, "contact");
@@ -150,7 +150,7 @@ function addressKey(entry: string): string {
 }
 
 // In Redis when it is set, with an in-memory insurance limiter while it is away (decision 011).
-export const REDIS_KEY_PREFIX = "portfolio:";
+const REDIS_KEY_PREFIX = "portfolio:";
 
 export function createRateLimiter(
   { max, windowSeconds }: AppConfig["rateLimit"],

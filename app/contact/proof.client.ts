@@ -1,7 +1,7 @@
 // Fetches the contact form's challenge and solves it in a Web Worker (decision 029).
 import { solveChallengeWorkers, type Challenge } from "altcha-lib";
 
-export const CHALLENGE_PATH = "/contact/challenge";
+const CHALLENGE_PATH = "/contact/challenge";
 
 export async function solveContactChallenge(): Promise<string | null> {
   const response = await fetch(CHALLENGE_PATH, {

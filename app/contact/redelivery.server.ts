@@ -18,7 +18,7 @@ export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): numb
   return Date.parse(entry.time) + waitSeconds(0, uncertain, settings) * 1_000;
 }
 
-export type RedeliveryOptions = {
+type RedeliveryOptions = {
   mail: Extract<MailConfig, { mode: "relay" }>;
   settings: Settings;
   mayMail: () => Promise<boolean>;
@@ -26,7 +26,7 @@ export type RedeliveryOptions = {
   retry?: RetryOptions;
 };
 
-export type SentAgain = { ok: boolean; attempts: number; reason: string; status: number };
+type SentAgain = { ok: boolean; attempts: number; reason: string; status: number };
 
 /** Marked as being sent first, so a process killed mid-send leaves it as possibly delivered. */
 export async function sendKept(
@@ -56,7 +56,7 @@ export async function sendKept(
   return { ok: false, attempts, reason, status: result.status };
 }
 
-export async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
+async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
   const { settings, mayMail, log = logContactEvent } = options;
   const done = await whileResending(options.mail.undeliveredDir, async ({ messages }) => {
     for (const { file } of messages) {

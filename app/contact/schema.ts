@@ -27,7 +27,7 @@ function oneLineText(field: ContactField, label: string, required: string) {
   );
 }
 
-export const contactSchema = z.object({
+const contactSchema = z.object({
   name: oneLineText("name", "Name", "Please enter your name."),
   email: requiredText("email", "Email", "Please enter your email address.").check(
     z.email("Please enter a valid email address."),
@@ -40,8 +40,7 @@ export const contactSchema = z.object({
 
 export type ContactMessage = z.infer<typeof contactSchema>;
 
-export type ContactValidation =
-  { ok: true; message: ContactMessage } | { ok: false; fieldErrors: FieldErrors };
+type ContactValidation = { ok: true; message: ContactMessage } | { ok: false; fieldErrors: FieldErrors };
 
 export function validateContact(input: Record<string, unknown>): ContactValidation {
   const result = z.safeParse(contactSchema, input);

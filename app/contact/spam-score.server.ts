@@ -5,7 +5,7 @@ import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import type { ContactMessage } from "./schema";
 
-export type SpamSignal =
+type SpamSignal =
   | "two_links"
   | "many_links"
   | "link_shortener"
@@ -17,7 +17,7 @@ export type SpamSignal =
   | "same_text_elsewhere"
   | "same_text_many_clients";
 
-export const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
+const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
   two_links: 1,
   many_links: 3,
   link_shortener: 2,
@@ -42,7 +42,7 @@ const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdrive
 
 const SAME_TEXT_WINDOW_SECONDS = 60 * 60;
 
-export type SpamInput = {
+type SpamInput = {
   message: ContactMessage;
   request: Request;
   client: string;
@@ -50,7 +50,7 @@ export type SpamInput = {
   sentOrigin: boolean;
 };
 
-export type SpamScore = { score: number; signals: SpamSignal[] };
+type SpamScore = { score: number; signals: SpamSignal[] };
 
 export function createSpamScore(redis: RedisLink | null) {
   const seen = createTextMemory(redis);

@@ -8,12 +8,12 @@ import { z } from "zod";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
 
-export type OutboxEntry = {
+type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
   template_params: TemplateParams;
 };
 
-export function outboxEntry(params: TemplateParams): OutboxEntry {
+function outboxEntry(params: TemplateParams): OutboxEntry {
   return { lib_version: EMAILJS_LIB_VERSION, template_params: params };
 }
 
@@ -25,7 +25,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-export type KeptReason = ContactFailureReason | "suspected_spam" | "over_daily_limit";
+type KeptReason = ContactFailureReason | "suspected_spam" | "over_daily_limit";
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
@@ -41,10 +41,7 @@ export type UndeliveredEntry = OutboxEntry & {
   sending?: string;
 };
 
-export type UndeliveredFailure = Pick<
-  UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals"
->;
+type UndeliveredFailure = Pick<UndeliveredEntry, "reason" | "upstreamStatus" | "uncertain" | "signals">;
 
 export const UNDELIVERED_LIMIT = 1_000;
 
@@ -66,7 +63,7 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-export async function countUndelivered(dir: string): Promise<number> {
+async function countUndelivered(dir: string): Promise<number> {
   return (await entryFiles(dir)).length;
 }
 
@@ -151,7 +148,7 @@ export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 export type KeepAllowance = false | { first: boolean };
 
 /** Kept for clients that have left nothing, so a flood cannot close the folder (decision 024). */
-export const RESERVED_FOR_NEW_CLIENTS = 200;
+const RESERVED_FOR_NEW_CLIENTS = 200;
 
 /** The allowance (a Redis call) is asked before the folder's lock, which covers counting and writing. */
 export async function storeUndelivered(

@@ -14,7 +14,7 @@ import {
   type UndeliveredFailure,
 } from "./store.server";
 
-export type TransportResult =
+type TransportResult =
   | { ok: true }
   | {
       ok: false;
@@ -24,10 +24,7 @@ export type TransportResult =
     };
 
 /** `mayKeep` is asked before a failed message is kept as a new file (decision 024). */
-export type Transport = (
-  params: TemplateParams,
-  mayKeep?: () => Promise<KeepAllowance>,
-) => Promise<TransportResult>;
+type Transport = (params: TemplateParams, mayKeep?: () => Promise<KeepAllowance>) => Promise<TransportResult>;
 
 export const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
   rejected: { status: 502, reason: "upstream_rejected" },
