@@ -38,7 +38,7 @@ export type AppConfig = {
   sessionSecret: string;
 };
 
-export type ConfigLogger = Pick<Console, "info" | "warn">;
+type ConfigLogger = Pick<Console, "info" | "warn">;
 
 const EMAILJS_IDS = ["EMAILJS_PUBLIC_KEY", "EMAILJS_SERVICE_ID", "EMAILJS_TEMPLATE_ID"] as const;
 
@@ -236,9 +236,7 @@ export function canonicalAddress(email: string): { local: string; domain: string
 }
 
 /** Names bad entries by position, not value: other people's addresses stay out of the logs. */
-export function parseBlocklist(
-  raw: string,
-): { ok: true; blocklist: Blocklist } | { ok: false; error: string } {
+function parseBlocklist(raw: string): { ok: true; blocklist: Blocklist } | { ok: false; error: string } {
   const addresses = new Set<string>();
   const domains = new Set<string>();
   const bad: number[] = [];

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 
 /** Longer than the mail relay's 10 s deadline plus rendering: a post in flight at SIGTERM is answered. */
-export const DRAIN_BOUND_MS = 15_000;
+const DRAIN_BOUND_MS = 15_000;
 
 // Cuts idle connections, answers the rest, lets `finish` end, exits 0; 1 if the bound runs out.
 export function drainOnSignal(server: Server, finish: () => Promise<void>, boundMs = DRAIN_BOUND_MS) {

@@ -1,6 +1,6 @@
 // Everything the owner edits lives here; the types make a malformed edit fail `npm run typecheck`.
 
-export type SectionId = "home" | "about" | "skills" | "services" | "projects" | "contact";
+type SectionId = "home" | "about" | "skills" | "services" | "projects" | "contact";
 export type NavItem = { id: SectionId; label: string };
 export type ServiceIcon = "brain" | "code" | "chart" | "heart-pulse";
 export type SkillGroup = { title: string; skills: readonly string[] };

@@ -2,7 +2,7 @@
 
 const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
 
-export type FormPost = { ok: true; form: FormData } | { ok: false; status: 413 | 415 };
+type FormPost = { ok: true; form: FormData } | { ok: false; status: 413 | 415 };
 
 /** 413 past `limit` bytes however the body is framed; a malformed body reads as an empty form. */
 export async function readFormPost(request: Request, limit: number): Promise<FormPost> {

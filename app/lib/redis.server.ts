@@ -1,7 +1,7 @@
 // The process's one Redis connection and its state, for the contact limit and /healthz (decision 011).
 import Redis from "ioredis";
 
-export type RedisState = "up" | "down" | "slow" | "failing";
+type RedisState = "up" | "down" | "slow" | "failing";
 
 const PROBE_DEADLINE_MS = 250;
 const PROBE_KEY = "portfolio:health";
@@ -15,7 +15,7 @@ export type RedisLink = {
   close(): void;
 };
 
-export type RedisLogger = Pick<Console, "info" | "warn">;
+type RedisLogger = Pick<Console, "info" | "warn">;
 
 const RECONNECT_DELAY_MS = (attempt: number) => Math.min(attempt * 100, 1_000);
 
