@@ -5,9 +5,7 @@ import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
-
-const PROOF_FIELD = "altcha";
-const CONFIRMATION_FIELD = "confirmation";
+import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
 
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;

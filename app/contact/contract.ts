@@ -12,6 +12,9 @@ export const FIELD_BOUNDS = {
 } as const satisfies Record<ContactField, number>;
 
 export const HONEYPOT_FIELD = "website";
+/** The proof of work the form sends, and the token of a no-JS confirmation (decision 029). */
+export const PROOF_FIELD = "altcha";
+export const CONFIRMATION_FIELD = "confirmation";
 
 export type ContactFields = Record<ContactField, string>;
 export type FieldErrors = Partial<Record<ContactField, string>>;

@@ -41,7 +41,10 @@ export type UndeliveredEntry = OutboxEntry & {
   sending?: string;
 };
 
-type UndeliveredFailure = Pick<UndeliveredEntry, "reason" | "upstreamStatus" | "uncertain" | "signals">;
+export type UndeliveredFailure = Pick<
+  UndeliveredEntry,
+  "reason" | "upstreamStatus" | "uncertain" | "signals"
+>;
 
 export const UNDELIVERED_LIMIT = 1_000;
 

@@ -1,7 +1,8 @@
 // What the contact checks remember beside the limit, against a real redis-server: a confirmation
 // taken once and the same text counted across replicas, and each process's memory while Redis is away.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CONFIRMATION_FIELD, createBotChecks } from "~/contact/bot-checks.server";
+import { createBotChecks } from "~/contact/bot-checks.server";
+import { CONFIRMATION_FIELD } from "~/contact/contract";
 import { createSpamScore } from "~/contact/spam-score.server";
 import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { VALID, formRequest, silentConfigLogger, testConfig } from "../support/contact";

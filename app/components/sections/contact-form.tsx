@@ -6,7 +6,9 @@ import type { contactClientAction } from "~/contact/client-action";
 import {
   CONFIRM_TEXT,
   FIELD_BOUNDS,
+  CONFIRMATION_FIELD,
   HONEYPOT_FIELD,
+  PROOF_FIELD,
   outcomeText,
   type ContactField,
   type ContactOutcome,
@@ -159,8 +161,8 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
           <label htmlFor="contact-website">Website</label>
           <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
         </div>
-        <input ref={proofInput} type="hidden" name="altcha" defaultValue="" />
-        {confirmation ? <input type="hidden" name="confirmation" value={confirmation} /> : null}
+        <input ref={proofInput} type="hidden" name={PROOF_FIELD} defaultValue="" />
+        {confirmation ? <input type="hidden" name={CONFIRMATION_FIELD} value={confirmation} /> : null}
         <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
           <button type="submit" disabled={busy} className={buttonClass("primary", "md", "w-full sm:w-auto")}>
             {busy ? "Sending..." : "Send Message"}
