@@ -5,15 +5,24 @@
 // a script injected into the live page is blocked.
 import type { Page } from "@playwright/test";
 import { THEME_STORAGE_KEY } from "~/theme/theme";
-import { expect, FAILED, fillForm, gotoHydrated, message, sendButton, SENT, test } from "./fixtures";
+import {
+  expect,
+  FAILED,
+  fillForm,
+  gotoHydrated,
+  message,
+  sendButton,
+  SENT,
+  test,
+  waitForHydration,
+} from "./fixtures";
 
-/** Opens a page with the enforced CSP, hydrated, once its lazy loads have settled. */
+/** Opens a page with the enforced CSP, hydrated. */
 async function openWithCsp(page: Page, path = "/") {
   const response = await gotoHydrated(page, path);
   const csp = response?.headers()["content-security-policy"] ?? "";
   const scriptSrc = /script-src ([^;]*)/.exec(csp)?.[1] ?? "";
   expect(scriptSrc).toMatch(/^'self'( 'sha256-[A-Za-z0-9+/]{43}=')+ 'strict-dynamic'$/);
-  await page.waitForLoadState("networkidle");
 }
 
 const themeButton = (page: Page) =>
@@ -58,7 +67,7 @@ test("the hashed inline theme script runs before paint for a visitor with only a
   await page.addInitScript((key) => localStorage.setItem(key, "light"), THEME_STORAGE_KEY);
   await page.goto("/");
   expect(await htmlTheme(page)).toContain("light");
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   expect(problems.unexpected()).toEqual([]);
 });
 
@@ -135,7 +144,7 @@ test("a visitor who chose light, handed the shared dark copy, sees light before 
   const shared = await page.goto("/");
   expect(await shared!.text()).toMatch(/<html lang="en" class="dark"/);
   expect(await page.evaluate(() => document.documentElement.dataset.themeAtBody)).toBe("light");
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   expect(problems.unexpected()).toEqual([]);
 });
 
@@ -152,6 +161,6 @@ test("so does one who chose light without JavaScript, once a page with JavaScrip
   await serveSharedCopy(page);
   await page.goto("/");
   expect(await page.evaluate(() => document.documentElement.dataset.themeAtBody)).toBe("light");
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   expect(problems.unexpected()).toEqual([]);
 });

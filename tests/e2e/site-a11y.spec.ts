@@ -49,7 +49,6 @@ for (const theme of ["dark", "light"] as const) {
       problems,
     }) => {
       await openHome(page, theme);
-      await page.waitForLoadState("networkidle");
       // Hydrated: the header's menu state is live.
       await page.setViewportSize({ width: 375, height: 740 });
       await page.getByRole("button", { name: "Menu" }).click();
