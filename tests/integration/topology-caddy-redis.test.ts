@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../support/app-server";
 import type { Caddy } from "../support/caddy";
-import { BROWSER_HEADERS } from "../support/contact";
+import { BROWSER_HEADERS, formBody, VALID } from "../support/contact";
 import { decode, raw } from "../support/raw-http";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
 import {
@@ -171,6 +171,25 @@ describe("the replicas", () => {
     }
     const answer = await caddy.request("/healthz");
     expect(JSON.parse(answer.body)).toMatchObject({ status: "ok", rateLimit: "redis", redis: "up" });
+  });
+});
+
+describe("posts from another site, through the proxy", () => {
+  const elsewhere = { Origin: "https://elsewhere.example", Referer: "https://elsewhere.example/" };
+
+  it.each([
+    ["the form's page", "/?index"],
+    ["the form's data", "/_root.data?index"],
+    ["the theme action", "/action/set-theme"],
+  ])("%s is refused with 403, and nothing is kept", async (_, path) => {
+    const before = readdirSync(outbox).length;
+    const answer = await caddy.request(path, {
+      method: "POST",
+      headers: { ...BROWSER_HEADERS, ...elsewhere, "Content-Type": "application/x-www-form-urlencoded" },
+      body: formBody({ ...VALID, theme: "light" }).toString(),
+    });
+    expect(answer.status).toBe(403);
+    expect(readdirSync(outbox)).toHaveLength(before);
   });
 });
 
