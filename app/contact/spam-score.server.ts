@@ -1,6 +1,6 @@
 // A local, explainable spam score (decision 029): at the threshold a message is kept, not mailed.
 import { createHash } from "node:crypto";
-import { isDisposableEmailDomain } from "disposable-email-domains-js";
+import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import type { ContactMessage } from "./schema";
@@ -92,12 +92,15 @@ function hostOf(link: string): string {
   }
 }
 
+// Made once: the library's own isDisposableEmailDomain builds this set anew on every call.
+const DISPOSABLE_DOMAINS = disposableEmailBlocklistSet();
+
 function isDisposable(email: string): boolean {
   const labels = email
     .slice(email.lastIndexOf("@") + 1)
     .toLowerCase()
     .split(".");
-  return labels.slice(0, -1).some((_, i) => isDisposableEmailDomain(labels.slice(i).join(".")));
+  return labels.slice(0, -1).some((_, i) => DISPOSABLE_DOMAINS.has(labels.slice(i).join(".")));
 }
 
 function createTextMemory(redis: RedisLink | null) {
