@@ -25,9 +25,20 @@ const RELAY_ENV = {
   EMAILJS_PUBLIC_KEY: "pk_bench_PUBLIC",
   EMAILJS_SERVICE_ID: "service_bench",
   EMAILJS_TEMPLATE_ID: "template_bench",
-  // One client sends every request of the bench.
+  // One client sends every post that is sent, and the site-wide daily budget does not stop it.
   CONTACT_RATE_LIMIT_MAX: "1000000",
+  CONTACT_DAILY_SEND_LIMIT: "1000000",
+  // The bench is the proxy: refused posts come from many clients (past 30 refusals one gets a small 429).
+  TRUST_PROXY: "loopback",
 };
+/** A new client address on each call, as the proxy would forward it. */
+const nextClient = (() => {
+  let n = 0;
+  return () => {
+    n++;
+    return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  };
+})();
 const MESSAGE = {
   name: "Ada Lovelace",
   email: "ada@example.com",
@@ -246,14 +257,21 @@ async function main() {
         await res.arrayBuffer();
         return res.status;
       });
-      /** A urlencoded post of `values` to `path` (of `base`), as the form sends it; resolves with the status. */
-      const post = (path, values, base = app.url) => {
+      /**
+       * A urlencoded post of `values` to `path` (of `base`), as the form sends it, from the client
+       * `from()` names (the bench's own address without it); resolves with the status.
+       */
+      const post = (path, values, base = app.url, from = null) => {
         const body = new URLSearchParams({ ...values, website: "" }).toString();
         return async () => {
           const res = await fetch(`${base}${path}`, {
             method: "POST",
             redirect: "manual",
-            headers: { ...BROWSER_HEADERS, "content-type": "application/x-www-form-urlencoded" },
+            headers: {
+              ...BROWSER_HEADERS,
+              "content-type": "application/x-www-form-urlencoded",
+              ...(from ? { "x-forwarded-for": from() } : {}),
+            },
             body,
           });
           await res.arrayBuffer();
@@ -269,14 +287,18 @@ async function main() {
       });
       // What a refusal costs next to a page view and a sent message: a
       // refused post (an invalid address) and a throttled one (429, from a
-      // second server whose limit is used up) are answered with the page and
-      // the typed text, or with data when JavaScript posts them.
+      // second server where each of 600 clients has used up its limit) are
+      // answered with the page and the typed text, or with data when
+      // JavaScript posts them; each client is refused fewer than 30 times.
       const refused = { ...MESSAGE, email: "not-an-address" };
       const throttling = await modules[0].startAppServer({
-        env: { OUTBOX_DIR: outbox, CONTACT_RATE_LIMIT_MAX: "1" },
+        env: { OUTBOX_DIR: outbox, CONTACT_RATE_LIMIT_MAX: "1", TRUST_PROXY: "loopback" },
       });
       cleanups.push(() => throttling.stop());
-      await post("/?index", MESSAGE, throttling.url)();
+      const limited = Array.from({ length: 600 }, nextClient);
+      for (const client of limited) await post("/?index", MESSAGE, throttling.url, () => client)();
+      let turn = 0;
+      const limitedClient = () => limited[turn++ % limited.length];
       const pid = app.child.pid;
       const costs = await interleavedCost(3 * seconds, {
         pageView: {
@@ -290,9 +312,12 @@ async function main() {
           },
         },
         accepted: { pid, send: post("/?index", MESSAGE) },
-        refusedPage: { pid, send: post("/?index", refused) },
-        refusedData: { pid, send: post("/_root.data?index", refused) },
-        throttledPage: { pid: throttling.child.pid, send: post("/?index", MESSAGE, throttling.url) },
+        refusedPage: { pid, send: post("/?index", refused, app.url, nextClient) },
+        refusedData: { pid, send: post("/_root.data?index", refused, app.url, nextClient) },
+        throttledPage: {
+          pid: throttling.child.pid,
+          send: post("/?index", MESSAGE, throttling.url, limitedClient),
+        },
       });
       results.contact = {
         fakeAlone,
