@@ -1,12 +1,12 @@
 // What the contact checks remember beside the limit, against a real redis-server: a confirmation
 // taken once and the same text counted across replicas, and each process's memory while Redis is away.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBotChecks } from "~/contact/bot-checks.server";
 import { CONFIRMATION_FIELD } from "~/contact/contract";
 import { createSpamScore } from "~/contact/spam-score.server";
-import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { VALID, formRequest, silentConfigLogger, testConfig } from "../support/contact";
-import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { redisLinks, startRedisServer, type RedisServer } from "../support/redis-server";
+import { until } from "../support/until";
 
 const config = testConfig({
   CONTACT_BOT_CHECKS: "on",
@@ -14,6 +14,7 @@ const config = testConfig({
   SESSION_SECRET: "a shared secret of thirty-two characters or more",
 });
 
+const openRedis = redisLinks();
 let redis: RedisServer;
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -22,23 +23,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const opened: RedisLink[] = [];
-afterEach(() => {
-  for (const link of opened.splice(0)) link.close();
-});
-
-async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** One app process's view: its own connection, proof checks and score. */
 async function replica() {
-  const link = connectRedis(redis.url, silentConfigLogger);
-  opened.push(link);
+  const link = openRedis(redis.url, silentConfigLogger);
   await until(() => link.state() === "up", "the connection");
   return { link, botChecks: createBotChecks(config, link), score: createSpamScore(link) };
 }

@@ -2,14 +2,15 @@
 // every replica, kept across restarts of the app, and an in-memory limit while
 // Redis is away, announced once per outage, with recovery on its own.
 import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRateLimiter } from "~/contact/guards.server";
-import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { freePort } from "../support/free-port";
-import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { redisLinks, startRedisServer, type RedisServer } from "../support/redis-server";
+import { until } from "../support/until";
 
 const LIMIT = { max: 3, windowSeconds: 600 };
 
+const openRedis = redisLinks();
 let redis: RedisServer;
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -21,26 +22,12 @@ afterAll(async () => {
 /** One app process's view: its own connection and limiter, and what it logged. */
 function replica(url = redis.url) {
   const lines: string[] = [];
-  const link = connectRedis(url, {
+  const link = openRedis(url, {
     info: (line: string) => lines.push(`info ${line}`),
     warn: (line: string) => lines.push(`warn ${line}`),
   });
-  opened.push(link);
   return { link, lines, limiter: createRateLimiter(LIMIT, link, "contact") };
 }
-const opened: RedisLink[] = [];
-afterEach(() => {
-  for (const link of opened.splice(0)) link.close();
-});
-
-async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** "ok" when the unit was granted, "limited" when refused. */
 async function consume(limiter: RateLimiterAbstract, key: string): Promise<"ok" | "limited"> {
   try {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { until } from "../support/until";
 
 let fake: EmailJsFake;
 beforeAll(async () => {
@@ -25,13 +26,6 @@ function probe(url: string): Promise<string> {
     req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
     req.end();
   });
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string) {
-  for (let tries = 0; !(await condition()); tries++) {
-    if (tries > 200) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe("SIGTERM", () => {

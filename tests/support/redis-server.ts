@@ -3,6 +3,8 @@ import { mkdtempSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
+import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
 
@@ -69,4 +71,17 @@ function answersPing(port: number): Promise<boolean> {
     socket.on("close", () => resolve(reply.startsWith("+PONG")));
     socket.on("error", () => resolve(false));
   });
+}
+
+/** Opens connections as the app does (connectRedis); those a test opened are closed after it. */
+export function redisLinks() {
+  const opened: RedisLink[] = [];
+  afterEach(() => {
+    for (const link of opened.splice(0)) link.close();
+  });
+  return (...args: Parameters<typeof connectRedis>) => {
+    const link = connectRedis(...args);
+    opened.push(link);
+    return link;
+  };
 }

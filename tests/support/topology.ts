@@ -8,6 +8,8 @@ import { startAppServer, type AppServer } from "./app-server";
 import { startCaddy, type Answer, type Caddy } from "./caddy";
 import { BROWSER_HEADERS, VALID, formBody } from "./contact";
 
+export { until } from "./until";
+
 /** A new empty folder for one topology's outbox. */
 export const tempOutbox = (name: string) => mkdtempSync(join(tmpdir(), `portfolio-${name}-outbox-`));
 
@@ -52,15 +54,6 @@ export const logged = (app: AppServer, pattern: RegExp) =>
     .output()
     .split("\n")
     .filter((line) => pattern.test(line)).length;
-
-/** Resolves once `condition` holds; fails after 15 s naming `what`. */
-export async function until(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 export const health = async (app: AppServer) => (await fetch(`${app.url}/healthz`)).json();
 
