@@ -1,11 +1,11 @@
 // What the contact checks remember beside the limit, against a real redis-server: a confirmation
 // taken once and the same text counted across replicas, and each process's memory while Redis is away.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createBotChecks } from "~/contact/bot-checks.server";
 import { CONFIRMATION_FIELD } from "~/contact/contract";
 import { createSpamScore } from "~/contact/spam-score.server";
 import { VALID, formRequest, silentConfigLogger, testConfig } from "../support/contact";
-import { redisLinks, startRedisServer, type RedisServer } from "../support/redis-server";
+import { useRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
 
 const config = testConfig({
@@ -14,18 +14,11 @@ const config = testConfig({
   SESSION_SECRET: "a shared secret of thirty-two characters or more",
 });
 
-const openRedis = redisLinks();
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 30_000);
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 /** One app process's view: its own connection, proof checks and score. */
 async function replica() {
-  const link = openRedis(redis.url, silentConfigLogger);
+  const link = redis.connect(silentConfigLogger);
   await until(() => link.state() === "up", "the connection");
   return { link, botChecks: createBotChecks(config, link), score: createSpamScore(link) };
 }

@@ -2,32 +2,29 @@
 // every replica, kept across restarts of the app, and an in-memory limit while
 // Redis is away, announced once per outage, with recovery on its own.
 import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRateLimiter } from "~/contact/guards.server";
 import { freePort } from "../support/free-port";
-import { redisLinks, startRedisServer, type RedisServer } from "../support/redis-server";
+import { useRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
 
 const LIMIT = { max: 3, windowSeconds: 600 };
 
-const openRedis = redisLinks();
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 30_000);
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 /** One app process's view: its own connection and limiter, and what it logged. */
 function replica(url = redis.url) {
   const lines: string[] = [];
-  const link = openRedis(url, {
-    info: (line: string) => lines.push(`info ${line}`),
-    warn: (line: string) => lines.push(`warn ${line}`),
-  });
+  const link = redis.connect(
+    {
+      info: (line: string) => lines.push(`info ${line}`),
+      warn: (line: string) => lines.push(`warn ${line}`),
+    },
+    url,
+  );
   return { link, lines, limiter: createRateLimiter(LIMIT, link, "contact") };
 }
+
 /** "ok" when the unit was granted, "limited" when refused. */
 async function consume(limiter: RateLimiterAbstract, key: string): Promise<"ok" | "limited"> {
   try {

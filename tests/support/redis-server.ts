@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
@@ -73,15 +73,36 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-/** Opens connections as the app does (connectRedis); those a test opened are closed after it. */
-export function redisLinks() {
+/**
+ * A redis-server for this test file, started before its tests and stopped after them, and
+ * connections to it opened as the app opens them (connectRedis), each closed after its test.
+ */
+export function useRedisServer() {
+  let server: RedisServer | undefined;
   const opened: RedisLink[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+  }, 30_000);
   afterEach(() => {
     for (const link of opened.splice(0)) link.close();
   });
-  return (...args: Parameters<typeof connectRedis>) => {
-    const link = connectRedis(...args);
-    opened.push(link);
-    return link;
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const running = () => {
+    if (!server) throw new Error("redis-server is not started yet");
+    return server;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    stop: () => running().stop(),
+    start: () => running().start(),
+    connect(logger: Parameters<typeof connectRedis>[1], url = running().url) {
+      const link = connectRedis(url, logger);
+      opened.push(link);
+      return link;
+    },
   };
 }
