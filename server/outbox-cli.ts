@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
   listUndelivered,
+  mayHaveArrived,
   readUndelivered,
   whileResending,
   type Listed,
@@ -17,7 +18,7 @@ const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release
 function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
-  const doubt = entry.uncertain || entry.sending ? ", uncertain: may have been delivered" : "";
+  const doubt = mayHaveArrived(entry) ? ", uncertain: may have been delivered" : "";
   const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
   return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }

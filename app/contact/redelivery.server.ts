@@ -2,7 +2,13 @@
 import { rm } from "node:fs/promises";
 import type { AppConfig, MailConfig } from "~/config.server";
 import { buildSendBody, DEFAULT_RETRY, sendEmail, type RetryOptions } from "./emailjs.server";
-import { readUndelivered, whileResending, writeEntry, type UndeliveredEntry } from "./store.server";
+import {
+  mayHaveArrived,
+  readUndelivered,
+  whileResending,
+  writeEntry,
+  type UndeliveredEntry,
+} from "./store.server";
 import { FAILURE, logContactEvent, type ContactLogger } from "./transport.server";
 
 type Settings = AppConfig["redelivery"];
@@ -14,8 +20,7 @@ function waitSeconds(attempts: number, uncertain: boolean, settings: Settings): 
 
 export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
   if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  const uncertain = entry.uncertain || Boolean(entry.sending);
-  return Date.parse(entry.time) + waitSeconds(0, uncertain, settings) * 1_000;
+  return Date.parse(entry.time) + waitSeconds(0, mayHaveArrived(entry), settings) * 1_000;
 }
 
 type RedeliveryOptions = {
@@ -26,7 +31,7 @@ type RedeliveryOptions = {
   retry?: RetryOptions;
 };
 
-type SentAgain = { ok: boolean; attempts: number; reason: string; status: number };
+type SentAgain = { ok: boolean; attempts: number; reason: string; status: number; uncertain: boolean };
 
 /** Marked as being sent first, so a process killed mid-send leaves it as possibly delivered. */
 export async function sendKept(
@@ -35,12 +40,12 @@ export async function sendKept(
   { mail, settings, retry = DEFAULT_RETRY }: Pick<RedeliveryOptions, "mail" | "settings" | "retry">,
 ): Promise<SentAgain> {
   const attempts = (entry.attempts ?? 0) + 1;
-  const wasUncertain = entry.uncertain || Boolean(entry.sending);
+  const wasUncertain = mayHaveArrived(entry);
   await writeEntry(file, { ...entry, sending: new Date().toISOString() });
   const result = await sendEmail(mail.apiUrl, buildSendBody(mail, entry.template_params), retry);
   if (result.ok) {
     await rm(file, { force: true });
-    return { ok: true, attempts, reason: "sent", status: result.status };
+    return { ok: true, attempts, reason: "sent", status: result.status, uncertain: wasUncertain };
   }
   const uncertain = wasUncertain || result.uncertain;
   const { reason } = FAILURE[result.failure];
@@ -53,7 +58,7 @@ export async function sendKept(
     attempts,
     nextAttempt: new Date(Date.now() + waitSeconds(attempts, uncertain, settings) * 1_000).toISOString(),
   });
-  return { ok: false, attempts, reason, status: result.status };
+  return { ok: false, attempts, reason, status: result.status, uncertain };
 }
 
 async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
@@ -64,22 +69,26 @@ async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean 
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || entry.gaveUp) continue;
-      const uncertain = entry.uncertain || Boolean(entry.sending);
       if (Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000) {
         await writeEntry(file, { ...entry, gaveUp: true });
-        log({ outcome: "gave_up", reason: entry.reason, attempts: entry.attempts ?? 0, uncertain });
+        log({
+          outcome: "gave_up",
+          reason: entry.reason,
+          attempts: entry.attempts ?? 0,
+          uncertain: mayHaveArrived(entry),
+        });
         continue;
       }
       if (nextAttemptAt(entry, settings) > Date.now()) continue;
       if (!(await mayMail())) return;
       const sent = await sendKept(file, entry, options);
-      if (sent.ok) log({ outcome: "redelivered", attempts: sent.attempts, uncertain });
+      if (sent.ok) log({ outcome: "redelivered", attempts: sent.attempts, uncertain: sent.uncertain });
       else
         log({
           outcome: "redelivery_failed",
           upstreamStatus: sent.status,
           attempts: sent.attempts,
-          uncertain,
+          uncertain: sent.uncertain,
         });
     }
   });

@@ -162,10 +162,7 @@ export async function storeUndelivered(
   now = new Date(),
 ): Promise<StoreOutcome> {
   const file = path.join(dir, undeliveredFileName(params));
-  const kept = async () => {
-    const entry = await readUndelivered(file);
-    return "problem" in entry ? null : entry;
-  };
+  const kept = () => findKept(dir, params);
   let allowance: KeepAllowance = { first: true };
   if (!(await kept()) && mayKeep) {
     allowance = await mayKeep();
@@ -200,6 +197,9 @@ function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
   );
   return next;
 }
+
+/** Possibly delivered already: the provider's answer was unclear, or a send was cut off (decision 030). */
+export const mayHaveArrived = (entry: UndeliveredEntry) => entry.uncertain || Boolean(entry.sending);
 
 export async function findKept(dir: string, params: TemplateParams): Promise<UndeliveredEntry | null> {
   const entry = await readUndelivered(path.join(dir, undeliveredFileName(params)));
