@@ -17,7 +17,7 @@ type GuardRefusal =
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
 
-const HEADLESS_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
+export const HEADLESS_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
 
 /** Like @emailjs/browser's blockHeadless: an automation User-Agent, or no User-Agent or Accept-Language. */
 function looksHeadless(request: Request): boolean {
@@ -47,18 +47,24 @@ const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
 const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
 const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
+/** One unit of `limit` for `key`: the units used so far, or how long until the next is given. */
+async function consume(
+  limit: RateLimiterAbstract,
+  key: string,
+): Promise<{ used: number } | { retryAfterMs: number }> {
+  try {
+    return { used: (await limit.consume(key)).consumedPoints };
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    return { retryAfterMs: rejection.msBeforeNext };
+  }
+}
+
 export function createGuards(config: AppConfig, redis: RedisLink | null): Guards {
   const limiter = createRateLimiter(config.rateLimit, redis, "contact");
   const allowance = (limits: AppConfig["rateLimit"], name: string) => {
     const limit = createRateLimiter(limits, redis, name);
-    return async (key: string): Promise<{ used: number } | { retryAfterMs: number }> => {
-      try {
-        return { used: (await limit.consume(key)).consumedPoints };
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        return { retryAfterMs: rejection.msBeforeNext };
-      }
-    };
+    return (key: string) => consume(limit, key);
   };
   const keptByClient = allowance(KEPT_PER_CLIENT, "contact-kept");
   const keptByNetwork = allowance(KEPT_PER_NETWORK, "contact-kept-network");
@@ -83,17 +89,9 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
       return { status: 451, reason: "headless_browser" };
     }
     // Last, so refused senders do not use up a real client's allowance.
-    try {
-      await limiter.consume(client);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return {
-        status: 429,
-        reason: "rate_limited",
-        retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000),
-      };
-    }
-    return null;
+    const left = await consume(limiter, client);
+    if ("used" in left) return null;
+    return { status: 429, reason: "rate_limited", retryAfterSeconds: Math.ceil(left.retryAfterMs / 1000) };
   };
 
   return {

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
+import { HEADLESS_UA } from "./guards.server";
 import type { ContactMessage } from "./schema";
 
 type SpamSignal =
@@ -38,7 +39,6 @@ const SHORTENERS = new Set([
   "shorturl.at", "tiny.cc", "rb.gy", "t.ly", "s.id", "v.gd", "bl.ink", "lnkd.in", "shorte.st", "adf.ly",
 ]); // prettier-ignore
 const MARKUP_LINK = /<a\s[^>]*href|\[url[=\]]|\[link[=\]]/iu;
-const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/iu;
 
 const SAME_TEXT_WINDOW_SECONDS = 60 * 60;
 
@@ -67,7 +67,7 @@ export function createSpamScore(redis: RedisLink | null) {
     if (isDisposable(message.email)) signals.push("disposable_sender");
     if (requestSignals) {
       const headers = request.headers;
-      if (AUTOMATION_UA.test(headers.get("user-agent") ?? "")) signals.push("automation_browser");
+      if (HEADLESS_UA.test(headers.get("user-agent") ?? "")) signals.push("automation_browser");
       if (!looksLikeBrowserPost(headers, sentOrigin)) signals.push("not_a_browser");
     }
     const others = await seen(message.message, client);
