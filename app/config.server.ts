@@ -83,7 +83,7 @@ const trustProxy = z.preprocess(
         .refine((entries) => {
           try {
             proxyAddr.compile(entries);
-            return entries.every(Boolean);
+            return true;
           } catch {
             return false;
           }
@@ -188,7 +188,7 @@ export function loadConfig(
   }
   if (e.TRUST_PROXY === 0) {
     logger.warn(
-      "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the number of proxies in front of the app.",
+      "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the proxies' addresses (TRUST_PROXY=10.0.0.0/8, loopback, ...).",
     );
   }
 

@@ -110,7 +110,7 @@ function routeTree({ routes }: ServerBuild): RouteObject[] {
 /** The page a path addresses: single fetch posts "/about" to "/about.data", and "/" to "/_root.data". */
 function routePath(pathname: string) {
   if (pathname === "/_root.data") return "/";
-  return pathname.replace(/\.data$/, "").replace(/(.)\/$/, "$1");
+  return pathname.replace(/\.data$/, "");
 }
 
 function forwardedHost(req: ExpressRequest): string | undefined {

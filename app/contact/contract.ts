@@ -46,7 +46,6 @@ export type ContactFailureReason =
   | "outbox_write_failed"
   | "not_kept"
   | "unconfirmed"
-  | "too_many_refusals"
   /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 

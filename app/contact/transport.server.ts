@@ -117,7 +117,7 @@ export type ContactEvent =
   | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
   | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_error"; error: string }
-  | { outcome: "refused"; status: number; reason: ContactFailureReason }
+  | { outcome: "refused"; status: number; reason: ContactFailureReason | "too_many_refusals" }
   | {
       outcome: "relayed";
       ok: boolean;

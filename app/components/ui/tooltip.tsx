@@ -1,10 +1,8 @@
 // Radix's tooltip for icon-only controls, loaded with the page (decision 040).
 import * as TooltipPrimitive from "@radix-ui/react-tooltip";
-import type { ComponentProps, ReactElement, ReactNode } from "react";
+import type { ReactElement, ReactNode } from "react";
 
-export function TooltipProvider(props: ComponentProps<typeof TooltipPrimitive.Provider>) {
-  return <TooltipPrimitive.Provider {...props} />;
-}
+export const TooltipProvider = TooltipPrimitive.Provider;
 
 export function Tooltip({ content, children }: { content: ReactNode; children: ReactElement }) {
   return (
