@@ -338,7 +338,7 @@ describe("guards", () => {
       relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "2", CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60", ...extra });
 
     it("refuses the message after CONTACT_RATE_LIMIT_MAX in the window", async () => {
-      const { run, events } = setupAction(env({ TRUST_PROXY: "1" }));
+      const { run, events } = setupAction(env());
       const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
       expectRedirect(await run(from("203.0.113.7")));
       expectRedirect(await run(from("203.0.113.7")));
@@ -362,7 +362,7 @@ describe("guards", () => {
     });
 
     it("IPv6 clients are counted per /64, so rotating addresses in it does not help", async () => {
-      const { run } = setupAction(env({ TRUST_PROXY: "1" }));
+      const { run } = setupAction(env());
       const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
       expectRedirect(await run(from("2001:db8:1:2::10")));
       expectRedirect(await run(from("2001:db8:1:2:aaaa:bbbb:cccc:dddd")));
@@ -372,7 +372,7 @@ describe("guards", () => {
     });
 
     it("refused input does not use up the allowance", async () => {
-      const { run } = setupAction(env({ TRUST_PROXY: "1" }));
+      const { run } = setupAction(env());
       const from = (values: Record<string, string>) =>
         formRequest(values, { "X-Forwarded-For": "203.0.113.7" });
       for (let i = 0; i < 5; i++)

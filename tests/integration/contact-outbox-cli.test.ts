@@ -126,7 +126,7 @@ it("a bad environment is one clear line, not a stack trace", async () => {
 /** `count` distinct messages left undelivered by the action, the provider answering 500. */
 async function leaveMany(count: number) {
   scratch.fake.setMode({ kind: "status", status: 500 });
-  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
+  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
   for (let i = 0; i < count; i++) {
     // Each from its own network: one client, and one network, may only leave a few (decision 024).
     const client = { "X-Forwarded-For": `203.0.${i + 1}.1` };

@@ -13,7 +13,6 @@ const scratch = useFakeAndOutbox("contact-spam-");
 const env = (extra: Record<string, string> = {}) =>
   relayEnv(scratch.fake.url, {
     OUTBOX_DIR: scratch.outbox,
-    TRUST_PROXY: "1",
     CONTACT_RATE_LIMIT_MAX: "100",
     ...extra,
   });
