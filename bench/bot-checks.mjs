@@ -3,16 +3,14 @@
 // first and when the form is focused, and in Chromium at 4x CPU slowdown the time to solve a challenge
 // and the longest main-thread task it causes. Prints a Markdown table.
 // usage: node bench/bot-checks.mjs [--posts N] [--runs N]   (after npm run build)
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { solveChallenge } from "altcha-lib";
-import { deriveKey } from "altcha-lib/algorithms/sha";
 import { median, withChromium } from "./lib/common.mjs";
+import { cpuMs } from "./lib/load.mjs";
+import { importTs } from "./lib/ts.mjs";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
   options: { posts: { type: "string", default: "200" }, runs: { type: "string", default: "5" } },
 });
@@ -30,43 +28,26 @@ const BROWSER = {
   "Accept-Language": "en",
 };
 
-async function startServer(env, port) {
+const { modules, close } = await importTs("tests/support/app-server.ts", "tests/support/proof.ts");
+await close();
+const [{ startAppServer }, { fetchProof }] = modules;
+
+async function startServer(env) {
   const outbox = mkdtempSync(path.join(tmpdir(), "bench-bots-"));
-  const child = spawn(process.execPath, [path.join(ROOT, "build/server.js")], {
-    cwd: ROOT,
+  const app = await startAppServer({
     env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
       OUTBOX_DIR: outbox,
       TRUST_PROXY: "1",
       CONTACT_RATE_LIMIT_MAX: "1000000",
       CONTACT_PROOF_MIN_SECONDS: "0",
       ...env,
     },
-    stdio: "ignore",
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return {
-    url,
-    /** User plus system CPU of the server process, in ms (clock ticks of 10 ms). */
-    cpuMs: () => {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
-    stop: () => {
-      child.kill("SIGTERM");
+    url: app.url,
+    cpuMs: () => cpuMs(app.child.pid),
+    stop: async () => {
+      await app.stop();
       rmSync(outbox, { recursive: true, force: true });
     },
   };
@@ -90,25 +71,16 @@ const post = (url, client, extra) =>
 
 /** Server CPU per post, checks on (a solved proof each) and off, and per challenge issued. */
 async function serverCpu() {
-  const on = await startServer({ CONTACT_BOT_CHECKS: "on" }, 3911);
-  const off = await startServer({ CONTACT_BOT_CHECKS: "off" }, 3912);
+  const on = await startServer({ CONTACT_BOT_CHECKS: "on" });
+  const off = await startServer({ CONTACT_BOT_CHECKS: "off" });
   try {
     const clients = Array.from({ length: POSTS }, (_, i) => `10.9.${i >> 8}.${i & 255}`);
     const challengeStart = on.cpuMs();
-    const challenges = [];
+    const proofs = [];
     for (const client of clients) {
-      challenges.push(
-        await (await fetch(`${on.url}/contact/challenge`, { headers: { "X-Forwarded-For": client } })).json(),
-      );
+      proofs.push((await fetchProof(on.url, { "X-Forwarded-For": client })).payload);
     }
     const perChallenge = (on.cpuMs() - challengeStart) / POSTS;
-    const proofs = [];
-    for (const challenge of challenges) {
-      const { counter, derivedKey } = await solveChallenge({ challenge, deriveKey });
-      proofs.push(
-        Buffer.from(JSON.stringify({ challenge, solution: { counter, derivedKey } })).toString("base64"),
-      );
-    }
     const measure = async (server, extra) => {
       const start = server.cpuMs();
       for (const [i, client] of clients.entries()) await post(server.url, client, extra(i));
@@ -118,14 +90,14 @@ async function serverCpu() {
     const unchecked = await measure(off, () => ({}));
     return { perChallenge, verified, unchecked };
   } finally {
-    on.stop();
-    off.stop();
+    await on.stop();
+    await off.stop();
   }
 }
 
 /** JS the page loads before hydration, then what focusing the form adds; and the solve at 4x CPU. */
 async function inBrowser() {
-  const server = await startServer({ CONTACT_BOT_CHECKS: "on" }, 3913);
+  const server = await startServer({ CONTACT_BOT_CHECKS: "on" });
   try {
     return await withChromium(async (browser) => {
       const page = await browser.newPage();
@@ -179,7 +151,7 @@ async function inBrowser() {
       return { firstLoad, onFocus, solves };
     });
   } finally {
-    server.stop();
+    await server.stop();
   }
 }
 
