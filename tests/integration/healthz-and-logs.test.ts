@@ -10,6 +10,7 @@ import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { startRedisServer } from "../support/redis-server";
+import { until } from "../support/until";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
@@ -186,15 +187,14 @@ describe("/healthz under a flood", () => {
 describe("logs", () => {
   /** Waits for the server's log to grow past `from` with `count` lines matching. */
   async function linesAfter(from: number, match: RegExp, count: number): Promise<string[]> {
-    for (let tries = 0; ; tries++) {
-      const lines = relay
+    const lines = () =>
+      relay
         .output()
         .slice(from)
         .split("\n")
         .filter((line) => match.test(line));
-      if (lines.length >= count || tries > 50) return lines;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(() => lines().length >= count, `${count} log lines matching ${match}`);
+    return lines();
   }
 
   it("has one line per request", async () => {

@@ -19,9 +19,9 @@ import {
   postThrough,
   startProxiedReplicas,
   tempOutbox,
-  until,
   values,
 } from "../support/topology";
+import { until } from "../support/until";
 
 const RATE_LIMIT_MAX = 5;
 

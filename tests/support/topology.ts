@@ -8,8 +8,6 @@ import { startAppServer, type AppServer } from "./app-server";
 import { startCaddy, type Answer, type Caddy } from "./caddy";
 import { BROWSER_HEADERS, VALID, formBody } from "./contact";
 
-export { until } from "./until";
-
 /** A new empty folder for one topology's outbox. */
 export const tempOutbox = (name: string) => mkdtempSync(join(tmpdir(), `portfolio-${name}-outbox-`));
 
