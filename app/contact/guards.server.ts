@@ -47,7 +47,6 @@ const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
 const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
 const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
-/** One unit of `limit` for `key`: the units used so far, or how long until the next is given. */
 async function consume(
   limit: RateLimiterAbstract,
   key: string,

@@ -198,7 +198,6 @@ function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Possibly delivered already: the provider's answer was unclear, or a send was cut off (decision 030). */
 export const mayHaveArrived = (entry: UndeliveredEntry) => entry.uncertain || Boolean(entry.sending);
 
 export async function findKept(dir: string, params: TemplateParams): Promise<UndeliveredEntry | null> {
