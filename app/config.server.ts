@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import proxyAddr from "proxy-addr";
 import * as z from "zod";
+import type { AlertFormat } from "./contact/alerts.server";
 
 export type MailConfig = (
   | {
@@ -17,6 +18,8 @@ export type MailConfig = (
 ) & {
   undeliveredDir: string;
   spamDir: string;
+  /** The relay's shared state: the send budget, the provider's state, the alerts sent. */
+  stateDir: string;
 };
 
 export type AppConfig = {
@@ -26,7 +29,17 @@ export type AppConfig = {
   blockHeadless: boolean;
   botChecks: { enabled: boolean; proofMinSeconds: number; confirmMinSeconds: number; maxAgeMinutes: number };
   spamThreshold: number;
-  dailySendLimit: number;
+  /** Decision 045. */
+  budget: { daily: number; monthly: number; monthStartsOn: number; monthSeconds: number | null };
+  /** Requests a second to the provider, site-wide (decision 046). */
+  maxPerSecond: number;
+  /** While the provider refuses the account, one kept message is tried this often (decision 047). */
+  providerProbeSeconds: number;
+  /** Spam and given-up messages are deleted after this many days. */
+  keepDays: number;
+  /** The owner is told when a message has waited this long. */
+  waitingAlertMinutes: number;
+  alerts: { url: string; format: AlertFormat } | null;
   /** Decision 030; in seconds but `forHours`. */
   redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
   /** As Express's `trust proxy` takes it: a hop count (0: none) or addresses (decision 034). */
@@ -114,6 +127,15 @@ const envSchema = z.object({
   CONTACT_PROOF_MAX_MINUTES: intInRange(60, 1, 24 * 60),
   CONTACT_SPAM_THRESHOLD: intInRange(3, 1, 100),
   CONTACT_DAILY_SEND_LIMIT: intInRange(100, 1, 1_000_000),
+  CONTACT_MONTHLY_SEND_LIMIT: intInRange(200, 1, 100_000_000),
+  CONTACT_MONTH_STARTS_ON: intInRange(1, 1, 28),
+  CONTACT_MONTH_SECONDS: optional.pipe(
+    z.optional(z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(1))),
+  ),
+  EMAILJS_MAX_PER_SECOND: intInRange(1, 1, 100),
+  CONTACT_PROVIDER_PROBE_SECONDS: intInRange(600, 1, 86_400),
+  CONTACT_KEEP_DAYS: intInRange(30, 1, 3_650),
+  CONTACT_WAITING_ALERT_MINUTES: intInRange(60, 1, 10_080),
   CONTACT_REDELIVER_FIRST_SECONDS: intInRange(60, 1, 86_400),
   CONTACT_REDELIVER_UNCERTAIN_SECONDS: intInRange(900, 1, 86_400),
   CONTACT_REDELIVER_MAX_SECONDS: intInRange(3_600, 1, 86_400),
@@ -162,6 +184,7 @@ export function loadConfig(
   const outboxDir = path.resolve(e.OUTBOX_DIR ?? "./outbox");
   const undeliveredDir = path.join(outboxDir, "undelivered");
   const spamDir = path.join(outboxDir, "spam");
+  const stateDir = path.join(outboxDir, "state");
   let mail: MailConfig;
   if (missing.length === 0) {
     mail = {
@@ -173,9 +196,10 @@ export function loadConfig(
       ...(e.EMAILJS_PRIVATE_KEY ? { privateKey: e.EMAILJS_PRIVATE_KEY } : {}),
       undeliveredDir,
       spamDir,
+      stateDir,
     };
   } else {
-    mail = { mode: "outbox", dir: outboxDir, undeliveredDir, spamDir };
+    mail = { mode: "outbox", dir: outboxDir, undeliveredDir, spamDir, stateDir };
     logger.info(
       `[contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${mail.dir}`,
     );
@@ -210,7 +234,17 @@ export function loadConfig(
       maxAgeMinutes: e.CONTACT_PROOF_MAX_MINUTES,
     },
     spamThreshold: e.CONTACT_SPAM_THRESHOLD,
-    dailySendLimit: e.CONTACT_DAILY_SEND_LIMIT,
+    budget: {
+      daily: e.CONTACT_DAILY_SEND_LIMIT,
+      monthly: e.CONTACT_MONTHLY_SEND_LIMIT,
+      monthStartsOn: e.CONTACT_MONTH_STARTS_ON,
+      monthSeconds: e.CONTACT_MONTH_SECONDS ?? null,
+    },
+    maxPerSecond: e.EMAILJS_MAX_PER_SECOND,
+    providerProbeSeconds: e.CONTACT_PROVIDER_PROBE_SECONDS,
+    keepDays: e.CONTACT_KEEP_DAYS,
+    waitingAlertMinutes: e.CONTACT_WAITING_ALERT_MINUTES,
+    alerts: null,
     redelivery: {
       firstSeconds: e.CONTACT_REDELIVER_FIRST_SECONDS,
       uncertainSeconds: e.CONTACT_REDELIVER_UNCERTAIN_SECONDS,

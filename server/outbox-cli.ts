@@ -1,4 +1,4 @@
-// `npm run outbox -- list|resend` and `spam list|release FILE|delete FILE` (bundled, decision 009).
+// `npm run outbox -- status|test|list|resend|export FILE` and `spam list|release FILE|delete FILE` (bundled, decision 009).
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -9,10 +9,16 @@ import {
   type Listed,
   type UndeliveredEntry,
 } from "~/contact/store.server";
+import type { AppConfig } from "~/config.server";
+import { createNotify } from "~/contact/housekeeping.server";
 import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
+import { createRelay, relayParts, type Relay } from "~/contact/relay.server";
 import { createTransport } from "~/contact/transport.server";
+import { connectRedis } from "~/lib/redis.server";
+import { printStatus, sendTest } from "./outbox-owner";
 
-const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release FILE | spam delete FILE
+const USAGE = `usage: npm run outbox -- status | test | list | resend | export FILE
+                      | spam list | spam release FILE | spam delete FILE
 (in the container: node build/outbox.js ...)`;
 
 function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): string {
@@ -41,22 +47,42 @@ async function list(dir: string, what: string, settings?: Parameters<typeof stat
   return reportSkipped(skipped) ? 1 : 0;
 }
 
+/** A file name from a listing, never a path: null (and a message) for anything else. */
+function listedName(name: string | undefined, listing: string): string | null {
+  if (name && path.basename(name) === name && name.endsWith(".json")) return name;
+  console.error(name ? `${name}: give a file name from \`${listing}\`, without a folder` : USAGE);
+  return null;
+}
+
+/** Prints a kept message whole, as JSON, for the owner to keep before it is deleted. */
+async function exportMessage(config: AppConfig, name: string | undefined): Promise<number> {
+  const file = listedName(name, "list");
+  if (!file) return 2;
+  for (const dir of [config.mail.undeliveredDir, config.mail.spamDir]) {
+    const entry = await readUndelivered(path.join(dir, file));
+    if ("problem" in entry) continue;
+    console.log(JSON.stringify(entry, null, 2));
+    return 0;
+  }
+  console.error(`${file}: no such kept message in ${config.mail.undeliveredDir} or ${config.mail.spamDir}`);
+  return 1;
+}
+
 async function spam(
-  config: typeof import("~/config.server").config,
+  config: AppConfig,
+  relay: Relay | null,
   command: string | undefined,
   name: string | undefined,
 ): Promise<number> {
   const dir = config.mail.spamDir;
   if (command === "list") return list(dir, "suspected spam");
-  if ((command !== "release" && command !== "delete") || !name) {
+  if (command !== "release" && command !== "delete") {
     console.error(USAGE);
     return 2;
   }
-  if (path.basename(name) !== name || !name.endsWith(".json")) {
-    console.error(`${name}: give a file name from \`spam list\`, without a folder`);
-    return 2;
-  }
-  const file = path.join(dir, name);
+  const listed = listedName(name, "spam list");
+  if (!listed) return 2;
+  const file = path.join(dir, listed);
   const code = await whileResending(dir, async () => {
     const entry = await readUndelivered(file);
     if ("problem" in entry) {
@@ -68,7 +94,7 @@ async function spam(
       console.log(`deleted  ${describe({ entry, file })}`);
       return 0;
     }
-    const result = await createTransport(config.mail, () => {})(entry.template_params);
+    const result = await createTransport(config.mail, () => {}, relay, "owner")(entry.template_params);
     // Sent, or kept in undelivered/ by the transport to be sent again: no longer spam either way.
     if (result.ok || result.reason !== "not_kept") await rm(file, { force: true });
     if (result.ok) console.log(`released  ${describe({ entry, file })}`);
@@ -83,32 +109,52 @@ async function spam(
   return code;
 }
 
+const COMMANDS = ["status", "test", "list", "resend", "export", "spam"];
+
 async function main([command, ...rest]: string[]): Promise<number> {
-  if (command !== "list" && command !== "resend" && command !== "spam") {
+  if (!command || !COMMANDS.includes(command)) {
     console.error(USAGE);
     return 2;
   }
   // Imported here so a bad environment is reported as a message, not a stack trace.
   const { config } = await import("~/config.server");
   const dir = config.mail.undeliveredDir;
-
-  if (command === "spam") return spam(config, rest[0], rest[1]);
   if (command === "list") return list(dir, "undelivered", config.redelivery);
+  if (command === "export") return exportMessage(config, rest[0]);
 
-  if (config.mail.mode !== "relay") {
-    console.error(
-      "resend needs the EmailJS ids (EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID).",
-    );
-    return 2;
+  // The same limits as the server's: its Redis for the rate, its folder for the budget and the provider.
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, { info: () => {}, warn: () => {} }) : null;
+  const { notify, settled } = createNotify(config, () => {});
+  const relay =
+    config.mail.mode === "relay"
+      ? createRelay(config, relayParts(config, redis), { log: () => {}, notify })
+      : null;
+  try {
+    if (command === "status") return await printStatus(config, relay);
+    if (command === "spam") return await spam(config, relay, rest[0], rest[1]);
+    if (!relay) {
+      console.error(
+        `${command} needs the EmailJS ids (EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID).`,
+      );
+      return 2;
+    }
+    if (command === "test") return await sendTest(relay);
+    return await resend(config, relay);
+  } finally {
+    await settled();
+    redis?.close();
   }
-  const { mail } = config;
+}
+
+async function resend(config: AppConfig, relay: Relay): Promise<number> {
+  const dir = config.mail.undeliveredDir;
   const code = await whileResending(dir, async ({ messages, skipped }) => {
     let kept = 0;
     for (const { file } of messages) {
       // Read again just before sending: a visitor's re-post or the server may have sent it meanwhile.
       const entry = await readUndelivered(file);
       if ("problem" in entry) continue;
-      const sent = await sendKept(file, entry, { mail, settings: config.redelivery });
+      const sent = await sendKept(file, entry, relay, { who: "owner", settings: config.redelivery });
       if (sent.ok) {
         console.log(`sent  ${describe({ entry, file })}`);
       } else {

@@ -7,11 +7,19 @@ import { sharedRedis } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
 import { createContactAction, createContactFlash } from "./create-action.server";
 import { clientKey, createGuards } from "./guards.server";
+import { createNotify } from "./housekeeping.server";
 import { startRedelivery, type Redelivery } from "./redelivery.server";
+import { createRelay, relayParts } from "./relay.server";
+import { logContactEvent } from "./transport.server";
 
 const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
 const guards = createGuards(config, redis);
 const botChecks = createBotChecks(config, redis);
+const { notify, settled } = createNotify(config, logContactEvent);
+const relay =
+  config.mail.mode === "relay"
+    ? createRelay(config, relayParts(config, redis), { log: logContactEvent, notify })
+    : undefined;
 
 export const contactFlash = createContactFlash(config.sessionSecret);
 
@@ -21,6 +29,7 @@ const decide = createContactAction({
   flash: contactFlash,
   guards,
   botChecks,
+  relay,
 });
 
 export async function contactAction(args: ActionFunctionArgs) {
@@ -35,6 +44,12 @@ export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context"
   botChecks.challenge(clientKey(context.clientAddress));
 
 export function startContactRedelivery(): Redelivery {
-  if (config.mail.mode !== "relay") return { stop: async () => {} };
-  return startRedelivery({ mail: config.mail, settings: config.redelivery, mayMail: guards.mayMail });
+  if (!relay) return { stop: settled };
+  const redelivery = startRedelivery({ config, relay, notify });
+  return {
+    async stop() {
+      await redelivery.stop();
+      await settled();
+    },
+  };
 }

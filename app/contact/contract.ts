@@ -43,6 +43,8 @@ export type ContactFailureReason =
   | "upstream_unreachable"
   | "upstream_dropped"
   | "upstream_timeout"
+  /** The provider refuses the account until the owner acts; the message is kept (decision 047). */
+  | "provider_refusing"
   | "outbox_write_failed"
   | "not_kept"
   | "unconfirmed"
@@ -66,6 +68,7 @@ const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
   "upstream_unreachable",
   "upstream_dropped",
   "upstream_timeout",
+  "provider_refusing",
 ]);
 
 export type ContactOutcome = { ok: true } | ContactFailure;

@@ -13,10 +13,9 @@ import {
   type ContactFields,
   type FieldErrors,
 } from "./contract";
-import type { RetryOptions } from "./emailjs.server";
 import { validateContact } from "./schema";
 import { createSpamScore } from "./spam-score.server";
-import type { KeepAllowance } from "./store.server";
+import type { Relay } from "./relay.server";
 import { createTransport, keepForOwner, logContactEvent, type ContactLogger } from "./transport.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
@@ -37,7 +36,8 @@ export type ContactActionOptions = {
   toName: string;
   flash: ContactFlash;
   log?: ContactLogger;
-  retry?: RetryOptions;
+  /** The provider within its limits; needed in relay mode (relay.server.ts). */
+  relay?: Relay;
   guards?: Guards;
   botChecks?: BotChecks;
 };
@@ -49,7 +49,7 @@ export function createContactAction({
   toName,
   flash,
   log = logContactEvent,
-  retry,
+  relay,
   guards: givenGuards,
   botChecks: givenBotChecks,
 }: ContactActionOptions) {
@@ -57,7 +57,7 @@ export function createContactAction({
   const guards = givenGuards ?? createGuards(config, redis);
   const botChecks = givenBotChecks ?? createBotChecks(config, redis);
   const spamScore = createSpamScore(redis);
-  const transport = createTransport(config.mail, log, retry);
+  const transport = createTransport(config.mail, log, relay ?? null);
 
   async function countRefusal(client: string): Promise<ContactActionOutcome | null> {
     const wait = await guards.refused(client);
@@ -93,24 +93,6 @@ export function createContactAction({
   async function succeed(request: Request): Promise<ContactActionOutcome> {
     const headers = { "Set-Cookie": await flash.commit(request) };
     return { kind: "redirect", status: 303, location: SUCCESS_REDIRECT, headers };
-  }
-
-  async function keep(
-    request: Request,
-    client: string,
-    fields: ContactFields,
-    dir: string,
-    params: Parameters<typeof transport>[0],
-    kept: { reason: "suspected_spam" | "over_daily_limit"; signals?: string[] },
-    mayKeep: () => Promise<KeepAllowance>,
-  ) {
-    const failure = { ...kept, upstreamStatus: 0, uncertain: false };
-    const wasKept = await keepForOwner(log, { outcome: "kept", ...kept }, dir, params, failure, mayKeep);
-    // Spam that could not be kept is still not mailed; a genuine message must be kept or refused.
-    if (kept.reason === "over_daily_limit" && !wasKept) {
-      return fail(client, 503, "not_kept", fields);
-    }
-    return succeed(request);
   }
 
   return async function contactAction({
@@ -183,28 +165,14 @@ export function createContactAction({
       sentOrigin: context.sentOrigin === true,
     });
     if (score >= config.spamThreshold) {
-      return keep(
-        request,
-        client,
-        fields,
-        config.mail.spamDir,
-        params,
-        { reason: "suspected_spam", signals },
-        () => guards.mayKeepSpam(client),
+      const kept = { reason: "suspected_spam", signals } as const;
+      const failure = { ...kept, upstreamStatus: 0, uncertain: false };
+      // Spam that could not be kept is still not mailed.
+      await keepForOwner(log, { outcome: "kept", ...kept }, config.mail.spamDir, params, failure, () =>
+        guards.mayKeepSpam(client),
       );
+      return succeed(request);
     }
-    if (config.mail.mode === "relay" && !(await guards.mayMail())) {
-      return keep(
-        request,
-        client,
-        fields,
-        config.mail.undeliveredDir,
-        params,
-        { reason: "over_daily_limit" },
-        () => guards.mayKeep(client),
-      );
-    }
-
     const sent = await transport(params, () => guards.mayKeep(client));
     if (!sent.ok) {
       // Only a failure newly kept for the owner gives the unit back (decision 024).

@@ -55,9 +55,10 @@ export const DEFAULT_RETRY: RetryOptions = {
   deadlineMs: 10_000,
 };
 
-export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout";
+/** `paced`: no slot at the provider's rate came in time, so nothing was sent. */
+export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout" | "paced";
 
-type SendResult = {
+export type SendResult = {
   status: number;
   text: string;
   attempts: number;
@@ -68,6 +69,8 @@ type SendResult = {
       ok: false;
       failure: SendFailureKind;
       uncertain: boolean;
+      /** The provider's Retry-After on a 429 or 503, in milliseconds. */
+      retryAfterMs: number | null;
     }
 );
 
@@ -149,6 +152,8 @@ export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,
   options: RetryOptions = DEFAULT_RETRY,
+  /** Asked before each attempt: the site-wide rate (pacing.server.ts). */
+  slot: () => Promise<boolean> = async () => true,
 ): Promise<SendResult> {
   const url = `${apiUrl}${EMAILJS_SEND_PATH}`;
   const payload = JSON.stringify(body);
@@ -157,7 +162,12 @@ export async function sendEmail(
   let backoff = options.initialBackoffMs;
   let attempts = 0;
 
+  let last: SendResult | null = null;
   for (;;) {
+    if (!(await slot())) {
+      const notSent = { ok: false, failure: "paced", uncertain: false, retryAfterMs: null } as const;
+      return last ?? { ...notSent, status: 0, text: "", attempts, durationMs: Math.round(elapsed()) };
+    }
     attempts += 1;
     const remaining = options.deadlineMs - elapsed();
     // AbortSignal.timeout takes whole milliseconds only.
@@ -170,14 +180,15 @@ export async function sendEmail(
 
     let failure: SendFailureKind;
     let pause: number | null = null;
+    let retryAfterMs: number | null = null;
     if ("status" in result) {
       if (result.status >= 200 && result.status < 300) {
         return { ok: true, status: result.status, text: result.text, attempts, durationMs };
       }
       failure = result.status < 500 ? "rejected" : "server_error";
       if (result.status === 429 || result.status === 503) {
-        const wait = parseRetryAfter(result.retryAfter);
-        if (wait !== null && wait <= options.maxRetryAfterMs) pause = wait;
+        retryAfterMs = parseRetryAfter(result.retryAfter);
+        if (retryAfterMs !== null && retryAfterMs <= options.maxRetryAfterMs) pause = retryAfterMs;
       }
     } else {
       failure = result.error;
@@ -187,16 +198,18 @@ export async function sendEmail(
       }
     }
 
+    last = {
+      ok: false,
+      failure,
+      uncertain: failure === "server_error" || failure === "dropped" || failure === "timeout",
+      retryAfterMs,
+      status: "status" in result ? result.status : 0,
+      text: "status" in result ? result.text : "Network Error",
+      attempts,
+      durationMs,
+    };
     if (pause === null || attempts >= options.maxAttempts || elapsed() + pause >= options.deadlineMs) {
-      return {
-        ok: false,
-        failure,
-        uncertain: failure === "server_error" || failure === "dropped" || failure === "timeout",
-        status: "status" in result ? result.status : 0,
-        text: "status" in result ? result.text : "Network Error",
-        attempts,
-        durationMs,
-      };
+      return last;
     }
     const wait = pause;
     await new Promise((resolve) => setTimeout(resolve, wait));

@@ -36,7 +36,6 @@ export type Guards = {
   refund(client: string): Promise<void>;
   mayKeep(client: string): Promise<KeepAllowance>;
   mayKeepSpam(client: string): Promise<KeepAllowance>;
-  mayMail(): Promise<boolean>;
   /** Counts a refused post; past the allowance, seconds until the next is answered in full, else 0. */
   refused(client: string): Promise<number>;
 };
@@ -69,7 +68,6 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
   const keptByNetwork = allowance(KEPT_PER_NETWORK, "contact-kept-network");
   const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
   const spamByNetwork = allowance(KEPT_PER_NETWORK, "contact-spam-network");
-  const dailyBudget = allowance({ max: config.dailySendLimit, windowSeconds: DAY }, "contact-sent");
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
 
   const keep =
@@ -98,7 +96,6 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
     refund: async (client) => void (await limiter.reward(client)),
     mayKeep: keep(keptByClient, keptByNetwork),
     mayKeepSpam: keep(spamByClient, spamByNetwork),
-    mayMail: async () => "used" in (await dailyBudget("site")),
     refused: async (client) => {
       const left = await refusals(client);
       return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);

@@ -1,7 +1,9 @@
-// Sends the messages kept in undelivered/ again by themselves, under the resend lock (decision 030).
+// Sends the messages kept in undelivered/ again by themselves, under the resend lock (decision 030), within
+// the provider's limits (decisions 045-047), and keeps the folders tidy.
 import { rm } from "node:fs/promises";
-import type { AppConfig, MailConfig } from "~/config.server";
-import { buildSendBody, DEFAULT_RETRY, sendEmail, type RetryOptions } from "./emailjs.server";
+import type { AppConfig } from "~/config.server";
+import { tidyAndReport, type Notify } from "./housekeeping.server";
+import type { Relay } from "./relay.server";
 import {
   mayHaveArrived,
   readUndelivered,
@@ -9,7 +11,7 @@ import {
   writeEntry,
   type UndeliveredEntry,
 } from "./store.server";
-import { FAILURE, logContactEvent, type ContactLogger } from "./transport.server";
+import { FAILURE, failureOf, logContactEvent, type ContactLogger } from "./transport.server";
 
 type Settings = AppConfig["redelivery"];
 
@@ -23,53 +25,80 @@ export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): numb
   return Date.parse(entry.time) + waitSeconds(0, mayHaveArrived(entry), settings) * 1_000;
 }
 
-type RedeliveryOptions = {
-  mail: Extract<MailConfig, { mode: "relay" }>;
-  settings: Settings;
-  mayMail: () => Promise<boolean>;
-  log?: ContactLogger;
-  retry?: RetryOptions;
-};
+/** Only a message the provider failed on may be given up; one held back by us, or refused with the account, waits. */
+const TRANSIENT: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
 
-type SentAgain = { ok: boolean; attempts: number; reason: string; status: number; uncertain: boolean };
+type SentAgain =
+  | { ok: true; attempts: number; uncertain: boolean }
+  | { ok: false; held: true; reason: string }
+  | { ok: false; held: false; attempts: number; reason: string; status: number; uncertain: boolean };
 
 /** Marked as being sent first, so a process killed mid-send leaves it as possibly delivered. */
 export async function sendKept(
   file: string,
   entry: UndeliveredEntry,
-  { mail, settings, retry = DEFAULT_RETRY }: Pick<RedeliveryOptions, "mail" | "settings" | "retry">,
+  relay: Relay,
+  {
+    who,
+    settings,
+    stopping,
+  }: { who: "redelivery" | "probe" | "owner"; settings: Settings; stopping?: () => boolean },
 ): Promise<SentAgain> {
   const attempts = (entry.attempts ?? 0) + 1;
   const wasUncertain = mayHaveArrived(entry);
   await writeEntry(file, { ...entry, sending: new Date().toISOString() });
-  const result = await sendEmail(mail.apiUrl, buildSendBody(mail, entry.template_params), retry);
-  if (result.ok) {
-    await rm(file, { force: true });
-    return { ok: true, attempts, reason: "sent", status: result.status, uncertain: wasUncertain };
-  }
-  const uncertain = wasUncertain || result.uncertain;
-  const { reason } = FAILURE[result.failure];
   const { sending: _, ...rest } = entry;
+  const sent = await relay.send(entry.template_params, { who, counted: entry.counted, stopping });
+  if (sent.ok) {
+    await rm(file, { force: true });
+    return { ok: true, attempts, uncertain: wasUncertain };
+  }
+  if (sent.held && sent.held !== "provider_refusing") {
+    await writeEntry(file, rest);
+    return { ok: false, held: true, reason: sent.held };
+  }
+  const { reason } = failureOf(sent);
+  if (sent.held) {
+    await writeEntry(file, { ...rest, reason });
+    return { ok: false, held: true, reason };
+  }
+  const uncertain = wasUncertain || sent.uncertain;
   await writeEntry(file, {
     ...rest,
     reason,
-    upstreamStatus: result.status,
+    upstreamStatus: sent.status,
     uncertain,
+    ...(sent.counted ? { counted: true } : {}),
     attempts,
     nextAttempt: new Date(Date.now() + waitSeconds(attempts, uncertain, settings) * 1_000).toISOString(),
   });
-  return { ok: false, attempts, reason, status: result.status, uncertain };
+  return { ok: false, held: false, attempts, reason, status: sent.status, uncertain };
 }
 
-async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean = () => false) {
-  const { settings, mayMail, log = logContactEvent } = options;
-  const done = await whileResending(options.mail.undeliveredDir, async ({ messages }) => {
+type RedeliveryOptions = {
+  config: AppConfig;
+  relay: Relay;
+  notify: Notify;
+  log?: ContactLogger;
+};
+
+async function redeliverDue(
+  { config, relay, log = logContactEvent }: RedeliveryOptions,
+  stopping: () => boolean,
+) {
+  const settings = config.redelivery;
+  const refusing = (await relay.provider.read()).state === "refusing";
+  // While the account is refused, one message at a time tries whether the owner has fixed it.
+  let probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds));
+  if (refusing && !probe) return;
+  await whileResending(config.mail.undeliveredDir, async ({ messages }) => {
     for (const { file } of messages) {
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || entry.gaveUp) continue;
-      if (Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000) {
+      const tooOld = Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000;
+      if (tooOld && TRANSIENT.has(entry.reason)) {
         await writeEntry(file, { ...entry, gaveUp: true });
         log({
           outcome: "gave_up",
@@ -79,32 +108,39 @@ async function redeliverDue(options: RedeliveryOptions, stopping: () => boolean 
         });
         continue;
       }
-      if (nextAttemptAt(entry, settings) > Date.now()) continue;
-      if (!(await mayMail())) return;
-      const sent = await sendKept(file, entry, options);
+      if (!probe && nextAttemptAt(entry, settings) > Date.now() && TRANSIENT.has(entry.reason)) continue;
+      const sent = await sendKept(file, entry, relay, {
+        who: probe ? "probe" : "redelivery",
+        settings,
+        stopping,
+      });
+      probe = false;
       if (sent.ok) log({ outcome: "redelivered", attempts: sent.attempts, uncertain: sent.uncertain });
-      else
+      else if (sent.held) return;
+      else {
         log({
           outcome: "redelivery_failed",
           upstreamStatus: sent.status,
           attempts: sent.attempts,
           uncertain: sent.uncertain,
         });
+        if (sent.reason === "provider_refusing") return;
+      }
     }
   });
-  return done !== null;
 }
 
 export type Redelivery = { stop(): Promise<void> };
 
 export function startRedelivery(options: RedeliveryOptions): Redelivery {
   const log = options.log ?? logContactEvent;
-  const tickMs = Math.min(30_000, Math.max(200, options.settings.firstSeconds * 500));
+  const tickMs = Math.min(30_000, Math.max(200, options.config.redelivery.firstSeconds * 500));
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = redeliverDue(options, () => stopping)
+    running = tidyAndReport(options.config, options.notify, log)
+      .then(() => redeliverDue(options, () => stopping))
       .catch((error: Error) => log({ outcome: "redelivery_error", error: error.message }))
       .finally(() => {
         if (!stopping) timer = setTimeout(tick, tickMs).unref();

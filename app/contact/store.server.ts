@@ -5,8 +5,10 @@ import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { lock } from "proper-lockfile";
 import { z } from "zod";
+import { writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
+import type { Held } from "./relay.server";
 
 type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -25,7 +27,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-type KeptReason = ContactFailureReason | "suspected_spam" | "over_daily_limit";
+type KeptReason = ContactFailureReason | "suspected_spam" | Held;
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
@@ -39,11 +41,13 @@ export type UndeliveredEntry = OutboxEntry & {
   gaveUp?: boolean;
   /** Set while an attempt runs: found later, that attempt may have reached the provider. */
   sending?: string;
+  /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
+  counted?: boolean;
 };
 
 export type UndeliveredFailure = Pick<
   UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals"
+  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted"
 >;
 
 export const UNDELIVERED_LIMIT = 1_000;
@@ -103,6 +107,7 @@ const ENTRY = z.object({
   nextAttempt: z.string().optional(),
   gaveUp: z.boolean().optional(),
   sending: z.string().optional(),
+  counted: z.boolean().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
@@ -181,6 +186,7 @@ export async function storeUndelivered(
         upstreamStatus: failure.upstreamStatus,
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),
+        ...(existing?.counted || failure.counted ? { counted: true } : {}),
       });
       return existing ? "existing" : "new";
     }),
@@ -205,17 +211,7 @@ export async function findKept(dir: string, params: TemplateParams): Promise<Und
   return "problem" in entry ? null : entry;
 }
 
-/** Written aside and renamed (decision 007). */
-export async function writeEntry(file: string, entry: UndeliveredEntry): Promise<void> {
-  const temporary = path.join(path.dirname(file), `.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temporary, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
+export const writeEntry = (file: string, entry: UndeliveredEntry) => writeJsonFile(file, entry);
 
 export async function removeUndelivered(dir: string, params: TemplateParams): Promise<boolean> {
   try {

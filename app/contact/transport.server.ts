@@ -2,8 +2,8 @@
 import type { MailConfig } from "~/config.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import type { ContactFailureReason } from "./contract";
-import { buildSendBody, sendEmail, type RetryOptions, type SendFailureKind } from "./emailjs.server";
-import type { TemplateParams } from "./emailjs.server";
+import type { SendFailureKind, TemplateParams } from "./emailjs.server";
+import type { Held, Relay, RelayOutcome } from "./relay.server";
 import {
   findKept,
   removeUndelivered,
@@ -15,7 +15,7 @@ import {
 } from "./store.server";
 
 type TransportResult =
-  | { ok: true }
+  | { ok: true; held?: Held }
   | {
       ok: false;
       status: number;
@@ -26,7 +26,10 @@ type TransportResult =
 /** `mayKeep` is asked before a failed message is kept as a new file (decision 024). */
 type Transport = (params: TemplateParams, mayKeep?: () => Promise<KeepAllowance>) => Promise<TransportResult>;
 
-export const FAILURE: Record<SendFailureKind, { status: number; reason: ContactFailureReason }> = {
+export const FAILURE: Record<
+  Exclude<SendFailureKind, "paced">,
+  { status: number; reason: ContactFailureReason }
+> = {
   rejected: { status: 502, reason: "upstream_rejected" },
   server_error: { status: 502, reason: "upstream_error" },
   unreachable: { status: 502, reason: "upstream_unreachable" },
@@ -34,7 +37,21 @@ export const FAILURE: Record<SendFailureKind, { status: number; reason: ContactF
   timeout: { status: 504, reason: "upstream_timeout" },
 };
 
-export function createTransport(mail: MailConfig, log: ContactLogger, retry?: RetryOptions): Transport {
+const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+
+type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<Held, "provider_refusing"> }>;
+
+/** What a message the provider did not take is kept as, and the status its sender gets. */
+export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
+  return outcome.held || outcome.hint ? REFUSING : FAILURE[outcome.failure];
+}
+
+export function createTransport(
+  mail: MailConfig,
+  log: ContactLogger,
+  relay: Relay | null,
+  who: "visitor" | "owner" = "visitor",
+): Transport {
   if (mail.mode === "outbox") {
     return async (params) => {
       log({ outcome: "accepted", transport: "outbox" });
@@ -47,43 +64,51 @@ export function createTransport(mail: MailConfig, log: ContactLogger, retry?: Re
     };
   }
 
+  if (!relay) throw new Error("relay mode needs the relay");
   return async (params, mayKeep) => {
     // Already waiting: the redelivery sends it; calling the provider again could mail it twice (decision 024).
     const kept = await findKept(mail.undeliveredDir, params).catch(() => null);
     if (kept) {
       log({ outcome: "already_kept", reason: kept.reason });
-      if (kept.reason === "over_daily_limit") return { ok: true };
-      const failure = Object.values(FAILURE).find(({ reason }) => reason === kept.reason);
+      if (isHeld(kept.reason)) return { ok: true, held: kept.reason };
+      const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === kept.reason);
       return { ok: false, ...(failure ?? FAILURE.server_error), repost: true };
     }
     log({ outcome: "accepted", transport: "relay" });
-    const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry);
-    log({
-      outcome: "relayed",
-      ok: result.ok,
-      upstreamStatus: result.status,
-      attempts: result.attempts,
-      durationMs: result.durationMs,
-    });
-    if (result.ok) {
+    const sent = await relay.send(params, { who });
+    if (sent.ok) {
       await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
       return { ok: true };
     }
-
-    const failure = FAILURE[result.failure];
-    const keeping = { reason: failure.reason, uncertain: result.uncertain };
+    if (sent.held && sent.held !== "provider_refusing") {
+      const held = { reason: sent.held, uncertain: false, upstreamStatus: 0 };
+      const kept = await keepForOwner(
+        log,
+        { outcome: "kept", reason: sent.held },
+        mail.undeliveredDir,
+        params,
+        held,
+        mayKeep,
+      );
+      return kept ? { ok: true, held: sent.held } : { ok: false, status: 503, reason: "not_kept" };
+    }
+    const failure = failureOf(sent);
+    const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };
     const wasKept = await keepForOwner(
       log,
       { outcome: "undelivered", ...keeping },
       mail.undeliveredDir,
       params,
-      { ...keeping, upstreamStatus: result.status },
+      { ...keeping, upstreamStatus: sent.held ? 0 : sent.status, counted: !sent.held && sent.counted },
       mayKeep,
     );
     if (!wasKept) return { ok: false, status: 503, reason: "not_kept" };
     return { ok: false, ...failure };
   };
 }
+
+const HELD: ReadonlySet<string> = new Set<Held>(["over_daily_limit", "over_monthly_limit", "paced"]);
+const isHeld = (reason: string): reason is Exclude<Held, "provider_refusing"> => HELD.has(reason);
 
 /** Keeps a message in `dir` for the owner and logs `event` with what became of it; false when not kept. */
 export async function keepForOwner(
@@ -105,7 +130,7 @@ export async function keepForOwner(
 }
 
 type KeepEvent =
-  | { outcome: "kept"; reason: "suspected_spam" | "over_daily_limit"; signals?: string[] }
+  | { outcome: "kept"; reason: "suspected_spam" | Exclude<Held, "provider_refusing">; signals?: string[] }
   | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
 
 export type ContactEvent =
@@ -124,7 +149,13 @@ export type ContactEvent =
       upstreamStatus: number;
       attempts: number;
       durationMs: number;
+      /** The provider's own words on a failure (never the visitor's). */
+      providerText?: string;
     }
+  | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
+  | { outcome: "provider_back" }
+  | { outcome: "state_error"; error: string }
+  | { outcome: "purged"; folder: "spam" | "undelivered"; reason: string; ageDays: number }
   | (KeepEvent & { stored: StoreOutcome | "failed" });
 
 export type ContactLogger = (event: ContactEvent) => void;

@@ -90,7 +90,7 @@ test("failure: destructive toast, fields kept, console.error with status and rea
   mark,
 }) => {
   const values = message(mark);
-  await fake.setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, mark);
+  await fake.setMode({ kind: "status", status: 400, body: "Bad request" }, mark);
   await openHydrated(page);
   await fillForm(page, values);
   await sendButton(page).click();

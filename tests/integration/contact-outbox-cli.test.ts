@@ -31,7 +31,7 @@ const MESSAGES = [
 /** Three messages the provider failed on, kept by the form's own action. */
 async function leaveUndelivered() {
   scratch.fake.setMode({ kind: "status", status: 500 });
-  scratch.fake.setMode({ kind: "status", status: 400, body: "The template ID is invalid" }, "Third");
+  scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "Third");
   const { run } = setupAction(env());
   for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
   scratch.fake.reset();
@@ -114,7 +114,7 @@ it("resend without EmailJS ids refuses with a clear message; a wrong command sho
 
   const wrong = await cli(["send-all"]);
   expect(wrong.code).toBe(2);
-  expect(wrong.stderr).toContain("usage: npm run outbox -- list | resend");
+  expect(wrong.stderr).toContain("usage: npm run outbox -- status | test | list | resend");
 });
 
 it("a bad environment is one clear line, not a stack trace", async () => {

@@ -11,6 +11,7 @@ import {
   type ContactActionOutcome,
 } from "~/contact/create-action.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
+import { createRelay, relayParts } from "~/contact/relay.server";
 import type { ContactEvent } from "~/contact/transport.server";
 
 export const OWNER = "Test Owner";
@@ -71,23 +72,32 @@ export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Re
     EMAILJS_TEMPLATE_ID: "template_test_789",
     EMAILJS_API_URL: apiUrl,
     OUTBOX_DIR: scratchOutbox(),
+    // The provider's limits have their own tests (contact-provider-limits.test.ts); these test the rest.
+    EMAILJS_MAX_PER_SECOND: "100",
+    CONTACT_DAILY_SEND_LIMIT: "1000000",
+    CONTACT_MONTHLY_SEND_LIMIT: "1000000",
     ...extra,
   };
 }
 
 export function setupAction(
   env: Record<string, string | undefined>,
-  options: Partial<ContactActionOptions> = {},
+  { retry = FAST_RETRY, ...options }: Partial<ContactActionOptions> & { retry?: RetryOptions } = {},
 ) {
   const events: ContactEvent[] = [];
+  const log = (event: ContactEvent) => events.push(event);
   // The proof and time limits have their own tests (contact-bots.test.ts); these test what follows them.
   const config = testConfig({ CONTACT_BOT_CHECKS: "off", ...env });
+  const relay =
+    config.mail.mode === "relay"
+      ? createRelay(config, relayParts(config, null), { log, notify: () => {}, retry })
+      : undefined;
   const action = createContactAction({
     config,
     toName: OWNER,
     flash: createContactFlash(config.sessionSecret),
-    retry: FAST_RETRY,
-    log: (event) => events.push(event),
+    log,
+    relay,
     ...options,
   });
   /**

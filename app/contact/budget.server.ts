@@ -1,0 +1,128 @@
+// The send budget: mails that may have reached the provider, counted per day and per month (decision 045).
+import path from "node:path";
+import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
+
+export type BudgetSettings = {
+  daily: number;
+  monthly: number;
+  /** The day of the month the provider's quota starts again (UTC). */
+  monthStartsOn: number;
+  /** A fixed month of this many seconds instead of the calendar's (tests, other billing periods). */
+  monthSeconds: number | null;
+};
+
+type Ledger = {
+  day: string;
+  dayUsed: number;
+  month: string;
+  monthUsed: number;
+  /** The month's thresholds (80, 100) the owner was told of. */
+  told: number[];
+};
+
+export type BudgetUsage = {
+  day: { used: number; limit: number; turnsAt: Date };
+  month: { used: number; limit: number; turnsAt: Date };
+};
+
+export type BudgetHeld = "over_daily_limit" | "over_monthly_limit";
+
+type Taken = { ok: true; crossed: number | null } | { ok: false; held: BudgetHeld; turnsAt: Date };
+
+export type Budget = {
+  /** One unit when both periods have room; `crossed` names a month threshold (80, 100) reached first by it. */
+  take(): Promise<Taken>;
+  /** A taken unit whose send certainly did not reach the provider. */
+  giveBack(): Promise<void>;
+  usage(): Promise<BudgetUsage>;
+};
+
+const THRESHOLDS = [80, 100];
+const DAY_MS = 86_400_000;
+
+function periods(settings: BudgetSettings, now: Date) {
+  const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  let monthStart: number;
+  let monthEnd: number;
+  if (settings.monthSeconds) {
+    const length = settings.monthSeconds * 1_000;
+    monthStart = Math.floor(now.getTime() / length) * length;
+    monthEnd = monthStart + length;
+  } else {
+    const [year, month, day] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+    const first = day >= settings.monthStartsOn ? month : month - 1;
+    monthStart = Date.UTC(year, first, settings.monthStartsOn);
+    monthEnd = Date.UTC(year, first + 1, settings.monthStartsOn);
+  }
+  return {
+    day: new Date(dayStart).toISOString(),
+    dayEnd: new Date(dayStart + DAY_MS),
+    month: new Date(monthStart).toISOString(),
+    monthEnd: new Date(monthEnd),
+  };
+}
+
+/** The ledger as of `now`: a period that has turned starts from zero. */
+function current(ledger: Ledger, settings: BudgetSettings, now: Date): Ledger {
+  const { day, month } = periods(settings, now);
+  return {
+    day,
+    dayUsed: ledger.day === day ? ledger.dayUsed : 0,
+    month,
+    monthUsed: ledger.month === month ? ledger.monthUsed : 0,
+    told: ledger.month === month ? ledger.told : [],
+  };
+}
+
+const EMPTY: Ledger = { day: "", dayUsed: 0, month: "", monthUsed: 0, told: [] };
+
+export function createBudget(settings: BudgetSettings, stateDir: string, now = () => new Date()): Budget {
+  const file = path.join(stateDir, "budget.json");
+  return {
+    take: () =>
+      changeJsonFile<Ledger, Taken>(file, EMPTY, (stored) => {
+        const at = now();
+        const ledger = current(stored, settings, at);
+        const { dayEnd, monthEnd } = periods(settings, at);
+        if (ledger.monthUsed >= settings.monthly) {
+          return { next: null, result: { ok: false, held: "over_monthly_limit", turnsAt: monthEnd } };
+        }
+        if (ledger.dayUsed >= settings.daily) {
+          return { next: null, result: { ok: false, held: "over_daily_limit", turnsAt: dayEnd } };
+        }
+        const monthUsed = ledger.monthUsed + 1;
+        const crossed =
+          THRESHOLDS.filter((t) => monthUsed * 100 >= t * settings.monthly && !ledger.told.includes(t)).at(
+            -1,
+          ) ?? null;
+        const told = crossed
+          ? THRESHOLDS.filter((t) => t <= crossed || ledger.told.includes(t))
+          : ledger.told;
+        return {
+          next: { ...ledger, dayUsed: ledger.dayUsed + 1, monthUsed, told },
+          result: { ok: true, crossed },
+        };
+      }),
+    giveBack: () =>
+      changeJsonFile(file, EMPTY, (stored) => {
+        const ledger = current(stored, settings, now());
+        return {
+          next: {
+            ...ledger,
+            dayUsed: Math.max(0, ledger.dayUsed - 1),
+            monthUsed: Math.max(0, ledger.monthUsed - 1),
+          },
+          result: undefined,
+        };
+      }),
+    async usage() {
+      const at = now();
+      const ledger = current(await readJsonFile(file, EMPTY), settings, at);
+      const { dayEnd, monthEnd } = periods(settings, at);
+      return {
+        day: { used: ledger.dayUsed, limit: settings.daily, turnsAt: dayEnd },
+        month: { used: ledger.monthUsed, limit: settings.monthly, turnsAt: monthEnd },
+      };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// The owner's side of the relay: alerts sent once per change and recorded, waiting messages and held spam
+// reported, and kept personal data deleted after CONTACT_KEEP_DAYS (decision 048).
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import type { AppConfig } from "~/config.server";
+import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
+import { createAlertSender, type OwnerAlert } from "./alerts.server";
+import { listUndelivered } from "./store.server";
+import type { ContactLogger } from "./transport.server";
+
+type Ledger = {
+  /** The owner was told that a message has waited too long; cleared when none has. */
+  waitingTold: boolean;
+  spamToldAt: string;
+  last: { kind: OwnerAlert["kind"]; at: string; delivered: boolean } | null;
+};
+
+const EMPTY: Ledger = { waitingTold: false, spamToldAt: "", last: null };
+const DAY_MS = 86_400_000;
+
+export const readAlertLedger = (config: AppConfig) => readJsonFile(ledgerFile(config), EMPTY);
+const ledgerFile = (config: AppConfig) => path.join(config.mail.stateDir, "alerts.json");
+
+export type Notify = (alert: OwnerAlert) => void;
+
+/** Sends in the background (a visitor never waits on it) and records the last alert for `outbox status`. */
+export function createNotify(
+  config: AppConfig,
+  log: ContactLogger,
+): { notify: Notify; settled(): Promise<void> } {
+  const send = createAlertSender(config.alerts, { log });
+  const pending = new Set<Promise<void>>();
+  return {
+    notify(alert) {
+      const sent = send(alert)
+        .then((delivered) =>
+          changeJsonFile(ledgerFile(config), EMPTY, (ledger) => ({
+            next: { ...ledger, last: { kind: alert.kind, at: new Date().toISOString(), delivered } },
+            result: undefined,
+          })),
+        )
+        .catch(() => undefined)
+        .finally(() => pending.delete(sent));
+      pending.add(sent);
+    },
+    settled: async () => void (await Promise.all(pending)),
+  };
+}
+
+/** Changes the ledger and says whether this caller is the one to tell the owner. */
+const tellOnce = (config: AppConfig, decide: (ledger: Ledger) => Ledger | null) =>
+  changeJsonFile(ledgerFile(config), EMPTY, (ledger) => {
+    const next = decide(ledger);
+    return { next, result: next !== null };
+  });
+
+export async function tidyAndReport(config: AppConfig, notify: Notify, log: ContactLogger, now = Date.now()) {
+  const keepMs = config.keepDays * DAY_MS;
+  const age = (time: string) => now - Date.parse(time);
+
+  const spam = await listUndelivered(config.mail.spamDir);
+  for (const { file, entry } of spam.messages) {
+    if (age(entry.time) <= keepMs) continue;
+    await rm(file, { force: true });
+    log({
+      outcome: "purged",
+      folder: "spam",
+      reason: entry.reason,
+      ageDays: Math.floor(age(entry.time) / DAY_MS),
+    });
+  }
+  const waiting = await listUndelivered(config.mail.undeliveredDir);
+  for (const { file, entry } of waiting.messages) {
+    if (!entry.gaveUp || age(entry.time) <= keepMs) continue;
+    await rm(file, { force: true });
+    log({
+      outcome: "purged",
+      folder: "undelivered",
+      reason: entry.reason,
+      ageDays: Math.floor(age(entry.time) / DAY_MS),
+    });
+  }
+
+  const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);
+  const oldest = live[0]?.entry.time;
+  const late = oldest !== undefined && age(oldest) > config.waitingAlertMinutes * 60_000;
+  if (
+    await tellOnce(config, (ledger) =>
+      ledger.waitingTold === late ? null : { ...ledger, waitingTold: late },
+    )
+  ) {
+    if (late)
+      notify({
+        kind: "messages_waiting",
+        count: live.length,
+        oldestHours: Math.floor(age(oldest) / 3_600_000),
+      });
+  }
+
+  const recent = spam.messages.filter(({ entry }) => age(entry.time) <= DAY_MS).length;
+  const digestDue = (ledger: Ledger) =>
+    recent > 0 && (!ledger.spamToldAt || age(ledger.spamToldAt) >= DAY_MS);
+  if (
+    await tellOnce(config, (ledger) =>
+      digestDue(ledger) ? { ...ledger, spamToldAt: new Date(now).toISOString() } : null,
+    )
+  ) {
+    notify({ kind: "spam_digest", count: recent, day: new Date(now).toISOString().slice(0, 10) });
+  }
+}

@@ -1,0 +1,97 @@
+// Whether the provider takes mail or refuses the account until the owner acts, kept beside the outbox (decision 047).
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { MailConfig } from "~/config.server";
+import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
+
+/** A refusal only the owner can fix, with what to do; null for a refusal of one message or a passing fault. */
+export function accountRefusal(status: number, text: string): string | null {
+  if (status === 403 && /non-browser/i.test(text)) {
+    return "enable API for non-browser applications in EmailJS, Account → Security";
+  }
+  if (status === 412) return "reconnect the email service (e.g. Gmail) in EmailJS, Email Services";
+  if (status >= 400 && status < 500 && status !== 429) {
+    if (/public key|user(_| )?id|service id|template id|private key|access ?token/i.test(text)) {
+      return "check EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID and EMAILJS_PRIVATE_KEY against the EmailJS dashboard";
+    }
+    if (/limit|quota|upgrade|plan/i.test(text))
+      return "the EmailJS plan's quota is used up: upgrade it or wait for it to renew";
+  }
+  return null;
+}
+
+export type ProviderState =
+  | { state: "ok" }
+  | {
+      state: "refusing";
+      since: string;
+      status: number;
+      /** The provider's own words, bounded. */
+      text: string;
+      hint: string;
+      /** A digest of the EmailJS settings that were refused: new settings are tried at once. */
+      settings: string;
+      lastProbe: string;
+    };
+
+const OK: ProviderState = { state: "ok" };
+
+export type Provider = {
+  read(): Promise<ProviderState>;
+  /** True when this call moved it to refusing (the owner is to be told once). */
+  refusing(status: number, text: string, hint: string): Promise<boolean>;
+  /** True when this call moved it back to ok. */
+  back(): Promise<boolean>;
+  /** While refusing: true for one caller once each `probeSeconds`, or at once when the settings changed. */
+  probeDue(probeSeconds: number): Promise<boolean>;
+};
+
+function settingsDigest(mail: MailConfig): string {
+  if (mail.mode !== "relay") return "";
+  const ids = [mail.apiUrl, mail.publicKey, mail.serviceId, mail.templateId, mail.privateKey ?? ""];
+  return createHash("sha256").update(JSON.stringify(ids)).digest("hex").slice(0, 16);
+}
+
+/** The provider's words as one bounded line. */
+export const providerWords = (text: string) =>
+  text
+    .replace(/[\p{Cc}\p{Cf}]+/gu, " ")
+    .trim()
+    .slice(0, 200);
+
+export function createProvider(mail: MailConfig, stateDir: string, now = () => new Date()): Provider {
+  const file = path.join(stateDir, "provider.json");
+  const settings = settingsDigest(mail);
+  return {
+    read: () => readJsonFile<ProviderState>(file, OK),
+    refusing: (status, text, hint) =>
+      changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
+        const at = now().toISOString();
+        const since = was.state === "refusing" ? was.since : at;
+        const next = {
+          state: "refusing",
+          since,
+          status,
+          text: providerWords(text),
+          hint,
+          settings,
+          lastProbe: at,
+        } as const;
+        return { next, result: was.state !== "refusing" };
+      }),
+    back: () =>
+      changeJsonFile<ProviderState, boolean>(file, OK, (was) =>
+        was.state === "ok" ? { next: null, result: false } : { next: OK, result: true },
+      ),
+    probeDue: (probeSeconds) =>
+      changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
+        if (was.state !== "refusing") return { next: null, result: false };
+        const at = now();
+        const due =
+          was.settings !== settings || at.getTime() - Date.parse(was.lastProbe) >= probeSeconds * 1_000;
+        return due
+          ? { next: { ...was, settings, lastProbe: at.toISOString() }, result: true }
+          : { next: null, result: false };
+      }),
+  };
+}

@@ -1,0 +1,161 @@
+// One message to the provider within its limits: the send budget, the site-wide rate and the account's state
+// (decisions 045, 046, 047); the owner is told when one of them changes.
+import type { AppConfig } from "~/config.server";
+import type { RedisLink } from "~/lib/redis.server";
+import type { OwnerAlert } from "./alerts.server";
+import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
+import {
+  buildSendBody,
+  DEFAULT_RETRY,
+  sendEmail,
+  type RetryOptions,
+  type SendFailureKind,
+  type TemplateParams,
+} from "./emailjs.server";
+import { createPacing, type Pacing } from "./pacing.server";
+import { accountRefusal, createProvider, type Provider } from "./provider.server";
+import type { ContactLogger } from "./transport.server";
+
+/** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
+export type Sender = "visitor" | "redelivery" | "probe" | "owner";
+
+export type Held = BudgetHeld | "paced" | "provider_refusing";
+
+export type RelayOutcome =
+  | { ok: true; status: number; attempts: number }
+  | { ok: false; held: Held }
+  | {
+      ok: false;
+      held?: undefined;
+      failure: Exclude<SendFailureKind, "paced">;
+      status: number;
+      text: string;
+      uncertain: boolean;
+      /** A unit of the budget is spent on it: it may have reached the provider. */
+      counted: boolean;
+      /** Set for a refusal of the account, with what the owner should do. */
+      hint: string | null;
+      attempts: number;
+    };
+
+export type Relay = {
+  send(
+    params: TemplateParams,
+    how: { who: Sender; counted?: boolean; stopping?: () => boolean },
+  ): Promise<RelayOutcome>;
+  budget: Budget;
+  provider: Provider;
+};
+
+/** A visitor waits at most this long for a slot; then the message is kept and sent at the next free one. */
+export const VISITOR_SLOT_WAIT_MS = 3_000;
+const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
+/** A 429 without Retry-After still slows every sender down. */
+const DEFAULT_PAUSE_MS = 5_000;
+
+export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
+
+export function relayParts(config: AppConfig, redis: RedisLink | null): RelayParts {
+  return {
+    budget: createBudget(config.budget, config.mail.stateDir),
+    pacing: createPacing(config.maxPerSecond, redis),
+    provider: createProvider(config.mail, config.mail.stateDir),
+  };
+}
+
+export function createRelay(
+  config: AppConfig,
+  { budget, pacing, provider }: RelayParts,
+  {
+    log,
+    notify,
+    retry = DEFAULT_RETRY,
+  }: { log: ContactLogger; notify: (alert: OwnerAlert) => void; retry?: RetryOptions },
+): Relay {
+  const mail = config.mail;
+  // The budget and the provider's state live in files: one that cannot be written never costs a visitor's message.
+  const orElse = async <T>(work: Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      log({ outcome: "state_error", error: (error as Error).message });
+      return fallback;
+    }
+  };
+  return {
+    budget,
+    provider,
+    async send(params, { who, counted = false, stopping }) {
+      if (mail.mode !== "relay") throw new Error("the relay needs the EmailJS ids");
+      if (who === "visitor" || who === "redelivery") {
+        if ((await provider.read()).state === "refusing") return { ok: false, held: "provider_refusing" };
+      }
+      let taken = false;
+      if (!counted) {
+        const unit = await orElse(budget.take(), { ok: true, crossed: null });
+        taken = true;
+        if (!unit.ok) return { ok: false, held: unit.held };
+        if (unit.crossed) {
+          const { month } = await budget.usage();
+          notify({
+            kind: "quota",
+            percent: unit.crossed === 100 ? 100 : 80,
+            used: month.used,
+            limit: month.limit,
+            period: "month",
+          });
+        }
+      }
+      const slot = () =>
+        pacing.slot(
+          who === "visitor" ? "visitor" : "background",
+          who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS,
+          stopping,
+        );
+      const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
+      if (result.ok || result.failure !== "paced") {
+        log({
+          outcome: "relayed",
+          ok: result.ok,
+          upstreamStatus: result.status,
+          attempts: result.attempts,
+          durationMs: result.durationMs,
+          ...(result.ok ? {} : { providerText: result.text.slice(0, 200) }),
+        });
+      }
+      if (result.ok) {
+        if (await orElse(provider.back(), false)) {
+          log({ outcome: "provider_back" });
+          notify({ kind: "provider_back", waiting: 0 });
+        }
+        return { ok: true, status: result.status, attempts: result.attempts };
+      }
+      const spent = counted || result.uncertain;
+      if (!spent && taken) await orElse(budget.giveBack(), undefined);
+      if (result.failure === "paced") return { ok: false, held: "paced" };
+      if (result.status === 429 || (result.status === 503 && result.retryAfterMs !== null)) {
+        await pacing.pause(result.retryAfterMs ?? DEFAULT_PAUSE_MS);
+      }
+      const hint = accountRefusal(result.status, result.text);
+      if (hint && (await orElse(provider.refusing(result.status, result.text, hint), false))) {
+        log({ outcome: "provider_refusing", upstreamStatus: result.status, hint });
+        notify({
+          kind: "provider_refusing",
+          status: result.status,
+          providerText: result.text.slice(0, 200),
+          hint,
+        });
+      }
+      return {
+        ok: false,
+        failure: result.failure,
+        status: result.status,
+        text: result.text,
+        uncertain: result.uncertain,
+        counted: spent,
+        hint,
+        attempts: result.attempts,
+      };
+    },
+  };
+}
