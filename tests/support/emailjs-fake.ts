@@ -39,7 +39,9 @@ export type EmailJsFake = {
   setMode(mode: FakeMode, match?: string): void;
   /** One-shot answers used in order before the mode, e.g. two 503s then the mode. */
   queue(...modes: FakeMode[]): void;
-  /** Back to 200 "OK", no markers, empty queue, no recorded requests. */
+  /** As EmailJS documents: a request less than 1/`perSecond` s after the one before is answered 429; null lifts it. */
+  limitRate(perSecond: number | null): void;
+  /** Back to 200 "OK", no markers, empty queue, no rate limit, no recorded requests. */
   reset(): void;
   close(): Promise<void>;
 };
@@ -96,6 +98,7 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
   let pending: FakeMode[] = [];
   const byMarker = new Map<string, FakeMode>();
   const timers = new Set<NodeJS.Timeout>();
+  let minGapMs: number | null = null;
 
   const server = createServer(async (req, res) => {
     const rawBody = await readBody(req);
@@ -114,16 +117,14 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
       return sendJson(res, 404, { error: "unknown control request" });
     }
 
-    requests.push({
-      method: req.method ?? "",
-      path,
-      headers: req.headers,
-      rawBody,
-      body: parseJson(rawBody),
-      at: performance.now(),
-    });
+    const at = performance.now();
+    const previous = requests.at(-1)?.at;
+    requests.push({ method: req.method ?? "", path, headers: req.headers, rawBody, body: parseJson(rawBody), at });
+    const tooSoon = minGapMs !== null && previous !== undefined && at - previous < minGapMs;
     const marked = [...byMarker].find(([match]) => rawBody.includes(match));
-    const answer = marked?.[1] ?? pending.shift() ?? mode;
+    const answer: FakeMode = tooSoon
+      ? { kind: "status", status: 429, body: "Too Many Requests" }
+      : (marked?.[1] ?? pending.shift() ?? mode);
     if (answer.kind === "hang") return; // the socket stays open until close()
     if (answer.kind === "drop") return void req.socket.destroy();
     if (answer.kind === "streamed") return stream(res, answer);
@@ -157,7 +158,11 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
     queue(...modes) {
       pending.push(...modes);
     },
+    limitRate(perSecond) {
+      minGapMs = perSecond === null ? null : 1_000 / perSecond;
+    },
     reset() {
+      minGapMs = null;
       mode = OK_MODE;
       pending = [];
       byMarker.clear();
