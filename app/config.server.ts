@@ -132,7 +132,7 @@ const envSchema = z.object({
   CONTACT_MONTH_SECONDS: optional.pipe(
     z.optional(z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(1))),
   ),
-  EMAILJS_MAX_PER_SECOND: intInRange(1, 1, 100),
+  EMAILJS_MAX_PER_SECOND: intInRange(1, 1, 1_000),
   CONTACT_PROVIDER_PROBE_SECONDS: intInRange(600, 1, 86_400),
   CONTACT_KEEP_DAYS: intInRange(30, 1, 3_650),
   CONTACT_WAITING_ALERT_MINUTES: intInRange(60, 1, 10_080),
@@ -213,6 +213,12 @@ export function loadConfig(
   if (e.TRUST_PROXY === 0) {
     logger.warn(
       "[contact] TRUST_PROXY is not set: forwarded headers are ignored and each visitor is the address that connects. Behind a proxy that address is the proxy's, so set TRUST_PROXY to the proxies' addresses (TRUST_PROXY=10.0.0.0/8, loopback, ...).",
+    );
+  }
+
+  if (!e.REDIS_URL) {
+    logger.info(
+      "[contact] REDIS_URL is not set: the contact limits are kept by this process; used proofs, the send budget and the provider's state are kept in the outbox's state/ folder. Several replicas need REDIS_URL.",
     );
   }
 

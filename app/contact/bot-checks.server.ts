@@ -1,9 +1,11 @@
 // Proof that a person used the form (decision 029): a solved ALTCHA challenge, or a signed no-JS token.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import path from "node:path";
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
+import { changeJsonFile } from "~/lib/json-file.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
 
@@ -34,7 +36,7 @@ export function createBotChecks(config: AppConfig, redis: RedisLink | null): Bot
   const keySecret = secret("key");
   const tokenSecret = secret("confirmation");
   const maxAgeMs = maxAgeMinutes * 60_000;
-  const claim = createClaims(redis, maxAgeMs);
+  const claim = createClaims(redis, maxAgeMs, path.join(config.mail.stateDir, "used-proofs.json"));
   const clientTag = (client: string) =>
     createHmac("sha256", tokenSecret).update(client).digest("base64url").slice(0, 16);
 
@@ -134,10 +136,25 @@ function equal(a: string, b: string) {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-function createClaims(redis: RedisLink | null, ttlMs: number) {
+const CLAIMS_KEPT_IN_FILE = 10_000;
+
+/**
+ * Each proof or token counts once: in Redis across replicas; without REDIS_URL in a file beside the
+ * outbox, so a restart does not forget them; in memory only while a configured Redis is away.
+ */
+function createClaims(redis: RedisLink | null, ttlMs: number, file: string) {
   const remember = redisOrMemory<true>(redis, { max: 100_000, ttlMs });
   return async (key: string): Promise<boolean> => {
     const hashed = createHash("sha256").update(key).digest("base64url");
+    if (!redis) {
+      return changeJsonFile<Record<string, number>, boolean>(file, {}, (used) => {
+        const now = Date.now();
+        if ((used[hashed] ?? 0) > now) return { next: null, result: false };
+        const live = Object.entries(used).filter(([, until]) => until > now);
+        const next = Object.fromEntries([...live.slice(-(CLAIMS_KEPT_IN_FILE - 1)), [hashed, now + ttlMs]]);
+        return { next, result: true };
+      });
+    }
     return remember(
       async (store) => (await store.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK",
       (used) => {

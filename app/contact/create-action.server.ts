@@ -25,6 +25,8 @@ const SUCCESS_REDIRECT = "/#contact";
 
 const NOT_KEPT = { "Cache-Control": "private, no-store" };
 
+const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
+
 /** What the action decided, in our own terms: action.server.ts alone turns it into Remix's answer. */
 export type ContactActionOutcome =
   | { kind: "redirect"; status: 303; location: string; headers: Record<string, string> }
@@ -167,11 +169,33 @@ export function createContactAction({
     if (score >= config.spamThreshold) {
       const kept = { reason: "suspected_spam", signals } as const;
       const failure = { ...kept, upstreamStatus: 0, uncertain: false };
-      // Spam that could not be kept is still not mailed.
-      await keepForOwner(log, { outcome: "kept", ...kept }, config.mail.spamDir, params, failure, () =>
-        guards.mayKeepSpam(client),
+      // A full folder makes room (the oldest suspected spam goes); past the client's allowance it is not kept.
+      const evict = (oldest: { reason: string; time: string }) =>
+        log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) });
+      const mayKeep = () => guards.mayKeepSpam(client);
+      const spamKept = await keepForOwner(
+        log,
+        { outcome: "kept", ...kept },
+        config.mail.spamDir,
+        params,
+        failure,
+        mayKeep,
+        evict,
       );
-      return succeed(request);
+      return spamKept ? succeed(request) : fail(client, 503, "not_kept", fields);
+    }
+    if (!(await guards.mayMailFrom(client))) {
+      const held = { reason: "over_network_limit", upstreamStatus: 0, uncertain: false } as const;
+      const dir = config.mail.undeliveredDir;
+      const heldKept = await keepForOwner(
+        log,
+        { outcome: "kept", reason: held.reason },
+        dir,
+        params,
+        held,
+        () => guards.mayKeep(client),
+      );
+      return heldKept ? succeed(request) : fail(client, 503, "not_kept", fields);
     }
     const sent = await transport(params, () => guards.mayKeep(client));
     if (!sent.ok) {

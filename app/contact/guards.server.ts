@@ -36,6 +36,8 @@ export type Guards = {
   refund(client: string): Promise<void>;
   mayKeep(client: string): Promise<KeepAllowance>;
   mayKeepSpam(client: string): Promise<KeepAllowance>;
+  /** A network (an IPv4 /24, an IPv6 /48) may have a few messages mailed a day; the rest wait for the owner. */
+  mayMailFrom(client: string): Promise<boolean>;
   /** Counts a refused post; past the allowance, seconds until the next is answered in full, else 0. */
   refused(client: string): Promise<number>;
 };
@@ -45,6 +47,7 @@ export const KEPT_PER_CLIENT = { max: 3, windowSeconds: DAY };
 const KEPT_PER_NETWORK = { max: 10, windowSeconds: DAY };
 const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
 const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
+export const MAILED_PER_NETWORK = { max: 10, windowSeconds: DAY };
 
 async function consume(
   limit: RateLimiterAbstract,
@@ -69,6 +72,7 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
   const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
   const spamByNetwork = allowance(KEPT_PER_NETWORK, "contact-spam-network");
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
+  const mailedByNetwork = allowance(MAILED_PER_NETWORK, "contact-mailed-network");
 
   const keep =
     (byClient: typeof keptByClient, byNetwork: typeof keptByNetwork) =>
@@ -96,6 +100,7 @@ export function createGuards(config: AppConfig, redis: RedisLink | null): Guards
     refund: async (client) => void (await limiter.reward(client)),
     mayKeep: keep(keptByClient, keptByNetwork),
     mayKeepSpam: keep(spamByClient, spamByNetwork),
+    mayMailFrom: async (client) => "used" in (await mailedByNetwork(networkKey(client))),
     refused: async (client) => {
       const left = await refusals(client);
       return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);

@@ -71,7 +71,8 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
   }
   const waiting = await listUndelivered(config.mail.undeliveredDir);
   for (const { file, entry } of waiting.messages) {
-    if (!entry.gaveUp || age(entry.time) <= keepMs) continue;
+    const forOwner = entry.gaveUp || entry.reason === "over_network_limit";
+    if (!forOwner || age(entry.time) <= keepMs) continue;
     await rm(file, { force: true });
     log({
       outcome: "purged",

@@ -4,7 +4,7 @@ import type { RedisLink } from "~/lib/redis.server";
 export type Pacing = {
   /**
    * Waits for the next free slot, at most `maxWaitMs`; false when none came (or `stopping` said so).
-   * A visitor's send goes before the redelivery's.
+   * A visitor's send goes before the background's (the redelivery, the CLI).
    */
   slot(who: "visitor" | "background", maxWaitMs: number, stopping?: () => boolean): Promise<boolean>;
   /** The provider asked us to slow down: no sender starts a request for `ms`. */
@@ -12,33 +12,35 @@ export type Pacing = {
 };
 
 const SLOT_KEY = "portfolio:provider-slot";
-const VISITORS_KEY = "portfolio:provider-visitors";
-/** Arrival times vary by a few milliseconds: each slot is a little longer than the rate asks. */
-const MARGIN_MS = 50;
-const VISITOR_MARK_MS = 10_000;
-const POLL_MS = 25;
+/** Arrival times jitter: each slot is a little longer than the rate asks. */
+const MARGIN = 1.05;
+/** A visitor looks again this often; the background comes this much after a slot frees, so visitors go first. */
+const VISITOR_POLL_MS = 25;
+const BACKGROUND_GRACE_MS = 60;
 const BACKGROUND_POLL_MS = 250;
+/** After a failed Redis call, this process paces itself for a while rather than wait on Redis again. */
+const REDIS_BACKOFF_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pacing {
-  const intervalMs = Math.ceil(1_000 / maxPerSecond) + MARGIN_MS;
-  // This process's own view, used alone without Redis and while Redis is away.
+  const intervalMs = Math.ceil((1_000 / maxPerSecond) * MARGIN);
+  // This process's own view: used alone without Redis, and while Redis is away.
   let freeAt = 0;
-  let visitorsHere = 0;
+  let redisAwayUntil = 0;
 
   async function inRedis<T>(
     work: (client: RedisLink["client"]) => Promise<T>,
-    fallback: () => T,
+    inMemory: () => T,
   ): Promise<T> {
-    if (redis) {
+    if (redis && Date.now() >= redisAwayUntil) {
       try {
         return await work(redis.client);
       } catch {
-        // Redis away: this process paces itself until it is back.
+        redisAwayUntil = Date.now() + REDIS_BACKOFF_MS;
       }
     }
-    return fallback();
+    return inMemory();
   }
 
   /** 0 when the slot was taken now, else how long until it may be free. */
@@ -56,41 +58,23 @@ export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pac
       },
     );
 
-  const visitorsWaiting = () =>
-    inRedis(
-      async (client) => Number((await client.get(VISITORS_KEY)) ?? 0) > 0,
-      () => visitorsHere > 0,
-    );
-
-  const markVisitor = (delta: 1 | -1) =>
-    inRedis(
-      async (client) => {
-        await client.multi().incrby(VISITORS_KEY, delta).pexpire(VISITORS_KEY, VISITOR_MARK_MS).exec();
-      },
-      () => {
-        visitorsHere += delta;
-      },
-    );
-
   return {
     async slot(who, maxWaitMs, stopping = () => false) {
       const deadline = Date.now() + maxWaitMs;
-      if (who === "visitor") await markVisitor(1);
-      try {
-        for (;;) {
-          if (stopping()) return false;
-          const wait = who === "background" && (await visitorsWaiting()) ? POLL_MS : await tryTake();
-          if (wait === 0) return true;
-          if (Date.now() + wait > deadline) return false;
-          await sleep(Math.min(wait, who === "visitor" ? POLL_MS : BACKGROUND_POLL_MS));
-        }
-      } finally {
-        if (who === "visitor") await markVisitor(-1);
+      for (;;) {
+        if (stopping()) return false;
+        const wait = await tryTake();
+        if (wait === 0) return true;
+        const next =
+          who === "visitor"
+            ? Math.min(wait, VISITOR_POLL_MS)
+            : Math.min(wait + BACKGROUND_GRACE_MS, BACKGROUND_POLL_MS);
+        if (Date.now() + wait > deadline) return false;
+        await sleep(next);
       }
     },
     async pause(ms) {
-      const until = Date.now() + ms;
-      freeAt = Math.max(freeAt, until);
+      freeAt = Math.max(freeAt, Date.now() + ms);
       await inRedis(
         async (client) => {
           await client.set(SLOT_KEY, "1", "PX", ms, "NX");

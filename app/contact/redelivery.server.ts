@@ -96,7 +96,8 @@ async function redeliverDue(
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
-      if ("problem" in entry || entry.gaveUp) continue;
+      // A network past its daily share waits for the owner's `outbox resend`.
+      if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
       const tooOld = Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000;
       if (tooOld && TRANSIENT.has(entry.reason)) {
         await writeEntry(file, { ...entry, gaveUp: true });

@@ -27,7 +27,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-type KeptReason = ContactFailureReason | "suspected_spam" | Held;
+type KeptReason = ContactFailureReason | "suspected_spam" | Held | "over_network_limit";
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
@@ -158,13 +158,19 @@ export type KeepAllowance = false | { first: boolean };
 /** Kept for clients that have left nothing, so a flood cannot close the folder (decision 024). */
 const RESERVED_FOR_NEW_CLIENTS = 200;
 
+type StoreOptions = {
+  mayKeep?: () => Promise<KeepAllowance>;
+  /** A full folder makes room by deleting its oldest message, told here, instead of refusing. */
+  evictOldest?: (evicted: UndeliveredEntry) => void;
+  now?: Date;
+};
+
 /** The allowance (a Redis call) is asked before the folder's lock, which covers counting and writing. */
 export async function storeUndelivered(
   dir: string,
   params: TemplateParams,
   failure: UndeliveredFailure,
-  mayKeep?: () => Promise<KeepAllowance>,
-  now = new Date(),
+  { mayKeep, evictOldest, now = new Date() }: StoreOptions = {},
 ): Promise<StoreOutcome> {
   const file = path.join(dir, undeliveredFileName(params));
   const kept = () => findKept(dir, params);
@@ -177,7 +183,12 @@ export async function storeUndelivered(
   return inTurn(dir, () =>
     locked(dir, "store", true, async () => {
       const existing = await kept();
-      if (!existing && (await countUndelivered(dir)) >= limit) return "full";
+      if (!existing && (await countUndelivered(dir)) >= limit) {
+        const oldest = evictOldest && (await listUndelivered(dir)).messages[0];
+        if (!oldest) return "full";
+        await rm(oldest.file, { force: true });
+        evictOldest(oldest.entry);
+      }
       await writeEntry(file, {
         ...existing,
         ...outboxEntry(params),

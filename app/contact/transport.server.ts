@@ -11,11 +11,12 @@ import {
   writeToOutbox,
   type KeepAllowance,
   type StoreOutcome,
+  type UndeliveredEntry,
   type UndeliveredFailure,
 } from "./store.server";
 
 type TransportResult =
-  | { ok: true; held?: Held }
+  | { ok: true; held?: HeldFor }
   | {
       ok: false;
       status: number;
@@ -107,8 +108,15 @@ export function createTransport(
   };
 }
 
-const HELD: ReadonlySet<string> = new Set<Held>(["over_daily_limit", "over_monthly_limit", "paced"]);
-const isHeld = (reason: string): reason is Exclude<Held, "provider_refusing"> => HELD.has(reason);
+/** Kept without a failure: for the budget, the rate, or the owner (a network past its share). */
+type HeldFor = Exclude<Held, "provider_refusing"> | "over_network_limit";
+const HELD: ReadonlySet<string> = new Set<HeldFor>([
+  "over_daily_limit",
+  "over_monthly_limit",
+  "paced",
+  "over_network_limit",
+]);
+const isHeld = (reason: string): reason is HeldFor => HELD.has(reason);
 
 /** Keeps a message in `dir` for the owner and logs `event` with what became of it; false when not kept. */
 export async function keepForOwner(
@@ -118,10 +126,11 @@ export async function keepForOwner(
   params: TemplateParams,
   failure: UndeliveredFailure,
   mayKeep?: () => Promise<KeepAllowance>,
+  evictOldest?: (evicted: UndeliveredEntry) => void,
 ): Promise<boolean> {
   let stored: StoreOutcome | "failed";
   try {
-    stored = await storeUndelivered(dir, params, failure, mayKeep);
+    stored = await storeUndelivered(dir, params, failure, { mayKeep, evictOldest });
   } catch {
     stored = "failed";
   }
@@ -130,7 +139,7 @@ export async function keepForOwner(
 }
 
 type KeepEvent =
-  | { outcome: "kept"; reason: "suspected_spam" | Exclude<Held, "provider_refusing">; signals?: string[] }
+  | { outcome: "kept"; reason: "suspected_spam" | HeldFor; signals?: string[] }
   | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
 
 export type ContactEvent =

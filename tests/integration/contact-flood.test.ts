@@ -41,6 +41,8 @@ beforeEach(async () => {
     TRUST_PROXY: "1",
     REDIS_URL: redis.url,
     CONTACT_DAILY_SEND_LIMIT: "100000",
+    // The provider's pace has its own tests (topology-provider-limits.test.ts): here the folder is tried.
+    EMAILJS_MAX_PER_SECOND: "1000",
   });
   replicas = await Promise.all([startAppServer({ env }), startAppServer({ env })]);
   return async () => {

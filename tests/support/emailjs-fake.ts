@@ -25,6 +25,8 @@ export type RecordedRequest = {
   body: unknown;
   /** Arrival time (performance.now() of the fake's process). */
   at: number;
+  /** The status it was answered with, once answered (none for a hang, a drop or a stream). */
+  status?: number;
 };
 
 export type EmailJsFake = {
@@ -119,7 +121,15 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
 
     const at = performance.now();
     const previous = requests.at(-1)?.at;
-    requests.push({ method: req.method ?? "", path, headers: req.headers, rawBody, body: parseJson(rawBody), at });
+    const record: RecordedRequest = {
+      method: req.method ?? "",
+      path,
+      headers: req.headers,
+      rawBody,
+      body: parseJson(rawBody),
+      at,
+    };
+    requests.push(record);
     const tooSoon = minGapMs !== null && previous !== undefined && at - previous < minGapMs;
     const marked = [...byMarker].find(([match]) => rawBody.includes(match));
     const answer: FakeMode = tooSoon
@@ -130,6 +140,7 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
     if (answer.kind === "streamed") return stream(res, answer);
 
     const respond = () => {
+      record.status = answer.status;
       res.writeHead(answer.status, { "Content-Type": "text/plain", ...answer.headers });
       res.end(answer.body ?? (answer.status < 300 ? "OK" : `Fake status ${answer.status}`));
     };
