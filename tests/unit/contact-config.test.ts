@@ -33,6 +33,7 @@ describe("defaults", () => {
         undeliveredDir: path.resolve("./outbox/undelivered"),
         spamDir: path.resolve("./outbox/spam"),
       },
+      alerts: null,
       rateLimit: { max: 5, windowSeconds: 600 },
       blocklist: { addresses: new Set(), domains: new Set() },
       blockHeadless: false,
@@ -74,6 +75,8 @@ describe("defaults", () => {
       ...IDS,
       EMAILJS_PRIVATE_KEY: "priv_SECRET_4",
       EMAILJS_API_URL: "http://127.0.0.1:9999/",
+      OWNER_ALERT_URL: "https://hooks.slack.com/services/T0/B0/SECRET_5",
+      OWNER_ALERT_FORMAT: "JSON",
       CONTACT_RATE_LIMIT_MAX: "3",
       CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60",
       CONTACT_BLOCKLIST: " Spam@Example.com ,,other@example.net ",
@@ -106,6 +109,7 @@ describe("defaults", () => {
         undeliveredDir: "/tmp/relay-keeps-undelivered-here/undelivered",
         spamDir: "/tmp/relay-keeps-undelivered-here/spam",
       },
+      alerts: { url: "https://hooks.slack.com/services/T0/B0/SECRET_5", format: "json" },
       rateLimit: { max: 3, windowSeconds: 60 },
       blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },
       blockHeadless: true,
@@ -193,6 +197,11 @@ describe("the server refuses to start", () => {
     ["CONTACT_BLOCKLIST", "@SECRET"],
     ["REDIS_URL", "http://:SECRET@redis:6379"],
     ["REDIS_URL", "redis-SECRET"],
+    ["OWNER_ALERT_URL", "ftp://SECRET.example/hook"],
+    ["OWNER_ALERT_URL", "hooks-SECRET"],
+    // fetch refuses a URL with credentials: every alert would fail.
+    ["OWNER_ALERT_URL", "https://owner:SECRET@ntfy.example.com/alerts"],
+    ["OWNER_ALERT_FORMAT", "teams"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {
@@ -266,5 +275,41 @@ describe("CONTACT_BLOCKLIST", () => {
     ["@mail.example.net", "someone@example.net"],
   ])("the entry %s lets %s through", (entry, email) => {
     expect(isBlocked(list(entry), email)).toBe(false);
+  });
+});
+
+describe("OWNER_ALERT_URL and OWNER_ALERT_FORMAT", () => {
+  const alerts = (env: Record<string, string>) => load(env).config.alerts;
+
+  it("unset or empty: no alerts, whatever the format says", () => {
+    expect(alerts({})).toBeNull();
+    expect(alerts({ OWNER_ALERT_URL: " ", OWNER_ALERT_FORMAT: "ntfy" })).toBeNull();
+  });
+
+  it.each([
+    ["https://ntfy.sh/owner-alerts-x7", "ntfy"],
+    ["https://hooks.slack.com/services/T0/B0/xyz", "slack"],
+    ["https://discord.com/api/webhooks/123/abc", "discord"],
+    ["https://alerts.example.com/hook?token=abc", "json"],
+  ])("%s is sent as %s, read from the URL", (url, format) => {
+    expect(alerts({ OWNER_ALERT_URL: url })).toEqual({ url, format });
+  });
+
+  it("the setting wins over the URL, in any letter case (a self-hosted ntfy)", () => {
+    expect(
+      alerts({ OWNER_ALERT_URL: "https://ntfy.example.com/alerts", OWNER_ALERT_FORMAT: " Ntfy " }),
+    ).toEqual({
+      url: "https://ntfy.example.com/alerts",
+      format: "ntfy",
+    });
+  });
+
+  it("is read silently", () => {
+    const { lines } = load({
+      OWNER_ALERT_URL: "https://ntfy.sh/owner-alerts-x7",
+      SESSION_SECRET: SECRET,
+      TRUST_PROXY: "loopback",
+    });
+    expect(lines).toEqual([expect.stringMatching(/^info \[contact\] No EmailJS ids set/)]);
   });
 });
