@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import proxyAddr from "proxy-addr";
 import * as z from "zod";
+import { alertEnv, alertSettings, type AlertSettings } from "~/lib/alert-settings.server";
 
 export type MailConfig = (
   | {
@@ -22,7 +23,7 @@ export type MailConfig = (
 export type AppConfig = {
   mail: MailConfig;
   /** Where the owner's alerts go: a webhook, never the mail provider (decision 041). */
-  alerts: { url: string; format: AlertFormat } | null;
+  alerts: AlertSettings | null;
   rateLimit: { max: number; windowSeconds: number };
   blocklist: Blocklist;
   blockHeadless: boolean;
@@ -95,22 +96,6 @@ const trustProxy = z.preprocess(
   ),
 );
 
-export const ALERT_FORMATS = ["ntfy", "slack", "discord", "json"] as const;
-export type AlertFormat = (typeof ALERT_FORMATS)[number];
-
-const DISCORD_HOST = /^(?:(?:ptb|canary)\.)?discord(?:app)?\.com$/;
-const DISCORD_PATH = /^\/api\/(?:v\d+\/)?webhooks\//;
-
-/** Unless set: ntfy.sh is ntfy, hooks.slack.com Slack, discord.com/api/webhooks/… Discord, the rest json. */
-export function alertFormat(url: string, setting?: AlertFormat): AlertFormat {
-  if (setting) return setting;
-  const parsed = URL.parse(url);
-  if (parsed?.hostname === "ntfy.sh") return "ntfy";
-  if (parsed?.hostname === "hooks.slack.com") return "slack";
-  if (parsed && DISCORD_HOST.test(parsed.hostname) && DISCORD_PATH.test(parsed.pathname)) return "discord";
-  return "json";
-}
-
 const envSchema = z.object({
   EMAILJS_PUBLIC_KEY: optional,
   EMAILJS_SERVICE_ID: optional,
@@ -122,23 +107,7 @@ const envSchema = z.object({
       .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
       .transform((url) => url.replace(/\/+$/, "")),
   ),
-  OWNER_ALERT_URL: z.preprocess(
-    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
-    z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .refine(
-        (url) => {
-          const parsed = URL.parse(url);
-          return !parsed?.username && !parsed?.password;
-        },
-        { error: "must not carry a user or password (fetch refuses them)" },
-      )
-      .optional(),
-  ),
-  OWNER_ALERT_FORMAT: z.preprocess(
-    (value) => (typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : undefined),
-    z.enum(ALERT_FORMATS, `must be one of ${ALERT_FORMATS.join(", ")}`).optional(),
-  ),
+  ...alertEnv,
   CONTACT_RATE_LIMIT_MAX: intInRange(5, 1, 1_000_000),
   CONTACT_RATE_LIMIT_WINDOW_SECONDS: intInRange(600, 1, 31_536_000),
   CONTACT_BLOCKLIST: optional,
@@ -235,9 +204,7 @@ export function loadConfig(
 
   return {
     mail,
-    alerts: e.OWNER_ALERT_URL
-      ? { url: e.OWNER_ALERT_URL, format: alertFormat(e.OWNER_ALERT_URL, e.OWNER_ALERT_FORMAT) }
-      : null,
+    alerts: alertSettings(e),
     rateLimit: { max: e.CONTACT_RATE_LIMIT_MAX, windowSeconds: e.CONTACT_RATE_LIMIT_WINDOW_SECONDS },
     blocklist: blocklist.blocklist,
     blockHeadless: e.CONTACT_BLOCK_HEADLESS,

@@ -1,10 +1,14 @@
 // Short alerts to the owner through a webhook (ntfy, Slack, Discord or plain JSON), never by mail:
 // the mail provider may be what fails (decision 041).
-import type { AlertFormat, AppConfig } from "~/config.server";
+import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
 
-// The formats, and which one a URL means, are read with the setting (config.server.ts).
-export { ALERT_FORMATS, alertFormat, type AlertFormat } from "~/config.server";
+export {
+  ALERT_FORMATS,
+  alertFormat,
+  type AlertFormat,
+  type AlertSettings,
+} from "~/lib/alert-settings.server";
 
 export type OwnerAlert =
   | { kind: "provider_refusing"; status: number; providerText: string; hint: string }
@@ -12,8 +16,6 @@ export type OwnerAlert =
   | { kind: "messages_waiting"; count: number; oldestHours: number }
   | { kind: "quota"; percent: 80 | 100; used: number; limit: number; period: "day" | "month" }
   | { kind: "spam_digest"; count: number; day: string };
-
-export type AlertSettings = NonNullable<AppConfig["alerts"]>;
 
 export type AlertEvent = {
   outcome: "alert_sent" | "alert_failed";
