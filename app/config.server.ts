@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import proxyAddr from "proxy-addr";
 import * as z from "zod";
-import type { AlertFormat } from "./contact/alerts.server";
+import { alertEnv, alertSettings, type AlertSettings } from "~/lib/alert-settings.server";
+import { flag, intInRange, optional } from "~/lib/env-values.server";
+import { relayLimits, relayLimitsEnv, type RelayLimits } from "~/lib/relay-limits.server";
 
 export type MailConfig = (
   | {
@@ -22,24 +24,15 @@ export type MailConfig = (
   stateDir: string;
 };
 
-export type AppConfig = {
+export type AppConfig = RelayLimits & {
   mail: MailConfig;
+  /** Where the owner's alerts go: a webhook, never the mail provider (decision 041). */
+  alerts: AlertSettings | null;
   rateLimit: { max: number; windowSeconds: number };
   blocklist: Blocklist;
   blockHeadless: boolean;
   botChecks: { enabled: boolean; proofMinSeconds: number; confirmMinSeconds: number; maxAgeMinutes: number };
   spamThreshold: number;
-  /** Decision 045. */
-  budget: { daily: number; monthly: number; monthStartsOn: number; monthSeconds: number | null };
-  /** Requests a second to the provider, site-wide (decision 046). */
-  maxPerSecond: number;
-  /** While the provider refuses the account, one kept message is tried this often (decision 047). */
-  providerProbeSeconds: number;
-  /** Spam and given-up messages are deleted after this many days. */
-  keepDays: number;
-  /** The owner is told when a message has waited this long. */
-  waitingAlertMinutes: number;
-  alerts: { url: string; format: AlertFormat } | null;
   /** Decision 030; in seconds but `forHours`. */
   redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
   /** As Express's `trust proxy` takes it: a hop count (0: none) or addresses (decision 034). */
@@ -61,26 +54,6 @@ const MIN_SECRET_LENGTH = 32;
 const PROCESS_SECRET = randomBytes(32).toString("hex");
 
 // docker-compose and .env files often carry `NAME=`: treat empty as unset.
-const optional = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
-  z.string().trim().optional(),
-);
-
-const intInRange = (fallback: number, min: number, max: number) =>
-  z.preprocess(
-    (value) => (value === undefined || value === "" ? String(fallback) : value),
-    z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(min).max(max)),
-  );
-
-const flag = (fallback: boolean) =>
-  z.preprocess(
-    (value) =>
-      typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : String(fallback),
-    z
-      .enum(["1", "true", "yes", "on", "0", "false", "no", "off"], "must be on or off (true or false)")
-      .transform((value) => ["1", "true", "yes", "on"].includes(value)),
-  );
-
 const trustProxy = z.preprocess(
   (value) => (typeof value === "string" ? value.trim().toLowerCase() : "0"),
   z.union(
@@ -117,6 +90,7 @@ const envSchema = z.object({
       .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
       .transform((url) => url.replace(/\/+$/, "")),
   ),
+  ...alertEnv,
   CONTACT_RATE_LIMIT_MAX: intInRange(5, 1, 1_000_000),
   CONTACT_RATE_LIMIT_WINDOW_SECONDS: intInRange(600, 1, 31_536_000),
   CONTACT_BLOCKLIST: optional,
@@ -126,16 +100,7 @@ const envSchema = z.object({
   CONTACT_CONFIRM_MIN_SECONDS: intInRange(2, 0, 600),
   CONTACT_PROOF_MAX_MINUTES: intInRange(60, 1, 24 * 60),
   CONTACT_SPAM_THRESHOLD: intInRange(3, 1, 100),
-  CONTACT_DAILY_SEND_LIMIT: intInRange(100, 1, 1_000_000),
-  CONTACT_MONTHLY_SEND_LIMIT: intInRange(200, 1, 100_000_000),
-  CONTACT_MONTH_STARTS_ON: intInRange(1, 1, 28),
-  CONTACT_MONTH_SECONDS: optional.pipe(
-    z.optional(z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(1))),
-  ),
-  EMAILJS_MAX_PER_SECOND: intInRange(1, 1, 1_000),
-  CONTACT_PROVIDER_PROBE_SECONDS: intInRange(600, 1, 86_400),
-  CONTACT_KEEP_DAYS: intInRange(30, 1, 3_650),
-  CONTACT_WAITING_ALERT_MINUTES: intInRange(60, 1, 10_080),
+  ...relayLimitsEnv,
   CONTACT_REDELIVER_FIRST_SECONDS: intInRange(60, 1, 86_400),
   CONTACT_REDELIVER_UNCERTAIN_SECONDS: intInRange(900, 1, 86_400),
   CONTACT_REDELIVER_MAX_SECONDS: intInRange(3_600, 1, 86_400),
@@ -230,6 +195,7 @@ export function loadConfig(
 
   return {
     mail,
+    alerts: alertSettings(e),
     rateLimit: { max: e.CONTACT_RATE_LIMIT_MAX, windowSeconds: e.CONTACT_RATE_LIMIT_WINDOW_SECONDS },
     blocklist: blocklist.blocklist,
     blockHeadless: e.CONTACT_BLOCK_HEADLESS,
@@ -240,17 +206,7 @@ export function loadConfig(
       maxAgeMinutes: e.CONTACT_PROOF_MAX_MINUTES,
     },
     spamThreshold: e.CONTACT_SPAM_THRESHOLD,
-    budget: {
-      daily: e.CONTACT_DAILY_SEND_LIMIT,
-      monthly: e.CONTACT_MONTHLY_SEND_LIMIT,
-      monthStartsOn: e.CONTACT_MONTH_STARTS_ON,
-      monthSeconds: e.CONTACT_MONTH_SECONDS ?? null,
-    },
-    maxPerSecond: e.EMAILJS_MAX_PER_SECOND,
-    providerProbeSeconds: e.CONTACT_PROVIDER_PROBE_SECONDS,
-    keepDays: e.CONTACT_KEEP_DAYS,
-    waitingAlertMinutes: e.CONTACT_WAITING_ALERT_MINUTES,
-    alerts: null,
+    ...relayLimits(e),
     redelivery: {
       firstSeconds: e.CONTACT_REDELIVER_FIRST_SECONDS,
       uncertainSeconds: e.CONTACT_REDELIVER_UNCERTAIN_SECONDS,

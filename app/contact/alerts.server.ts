@@ -1,14 +1,209 @@
-// STUB until the alerts branch is merged.
+// Short alerts to the owner through a webhook (ntfy, Slack, Discord or plain JSON), never by mail:
+// the mail provider may be what fails (decision 041).
+import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
+import { writeLogLine } from "~/lib/log-line.server";
+
+export {
+  ALERT_FORMATS,
+  alertFormat,
+  type AlertFormat,
+  type AlertSettings,
+} from "~/lib/alert-settings.server";
+
 export type OwnerAlert =
   | { kind: "provider_refusing"; status: number; providerText: string; hint: string }
   | { kind: "provider_back"; waiting: number }
   | { kind: "messages_waiting"; count: number; oldestHours: number }
   | { kind: "quota"; percent: 80 | 100; used: number; limit: number; period: "day" | "month" }
   | { kind: "spam_digest"; count: number; day: string };
-export type AlertFormat = "ntfy" | "slack" | "discord" | "json";
+
+export type AlertEvent = {
+  outcome: "alert_sent" | "alert_failed";
+  kind: OwnerAlert["kind"];
+  /** The last answer's status; 0 when none came (timeout, no connection). */
+  status: number;
+  attempts: number;
+  /** Only the host: the path and query of a webhook URL are its secret. */
+  host: string;
+};
+
+export type AlertRetry = { attempts: number; backoffMs: number; timeoutMs: number };
+
+/** At most 3 × 3 s + 2 × 0.5 s = 10 s per alert. */
+export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, timeoutMs: 3_000 };
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+const PROVIDER_TEXT_MAX = 200;
+
+/** The provider's own words, on one line, cut short, with anything like an address taken out. */
+function providerWords(text: string): string {
+  const line = text
+    .replace(/[^\s@]*@[^\s@]*/g, "[address]")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (line === "") return "";
+  const short = line.length > PROVIDER_TEXT_MAX ? `${line.slice(0, PROVIDER_TEXT_MAX - 1)}…` : line;
+  return `: "${short}"`;
+}
+
+function hours(value: number): string {
+  return value < 1 ? "under an hour" : count(Math.round(value), "hour");
+}
+
+const RESEND = "They are sent again by themselves; `npm run outbox -- list` shows them.";
+
+/** Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header). */
+export function alertText(alert: OwnerAlert): { title: string; body: string } {
+  switch (alert.kind) {
+    case "provider_refusing":
+      return {
+        title: `Contact form: EmailJS refuses messages (${alert.status})`,
+        body: [
+          `EmailJS answered ${alert.status}${providerWords(alert.providerText)}.`,
+          "New messages wait in the outbox's undelivered/ folder and are sent again once it accepts them.",
+          alert.hint ? `To fix: ${alert.hint}.` : "",
+        ]
+          .filter(Boolean)
+          .join(" "),
+      };
+    case "provider_back":
+      return {
+        title: "Contact form: EmailJS accepts messages again",
+        body:
+          alert.waiting === 0
+            ? "No message is waiting."
+            : `${count(alert.waiting, "message")} waiting. ${RESEND}`,
+      };
+    case "messages_waiting":
+      return {
+        title: `Contact form: ${count(alert.count, "message")} waiting`,
+        body: `${count(alert.count, "message")} in the outbox's undelivered/ folder, the oldest for ${hours(alert.oldestHours)}. ${RESEND}`,
+      };
+    case "quota": {
+      const fix =
+        alert.period === "day"
+          ? "To mail more, raise CONTACT_DAILY_SEND_LIMIT."
+          : "To mail more, raise the monthly limit (the EmailJS plan's quota).";
+      const state =
+        alert.percent === 100
+          ? `The limit is reached: new messages wait in the outbox's undelivered/ folder until the next ${alert.period}.`
+          : `Past ${alert.limit}, new messages wait in the outbox's undelivered/ folder until the next ${alert.period}.`;
+      return {
+        title: `Contact form: ${alert.percent}% of the ${alert.period === "day" ? "daily" : "monthly"} send limit used`,
+        body: `${alert.used} of ${alert.limit} messages mailed this ${alert.period}. ${state} ${fix}`,
+      };
+    }
+    case "spam_digest":
+      return {
+        title: `Contact form: ${count(alert.count, "message")} kept as spam on ${alert.day}`,
+        body: "They are in the outbox's spam/ folder, not mailed. `npm run outbox -- spam list` shows them; `npm run outbox -- spam release FILE` mails one that is not spam.",
+      };
+  }
+}
+
+const NTFY_PRIORITY: Record<OwnerAlert["kind"], string> = {
+  provider_refusing: "high",
+  provider_back: "default",
+  messages_waiting: "default",
+  quota: "default",
+  spam_digest: "low",
+};
+
+const NTFY_TAGS: Record<OwnerAlert["kind"], string> = {
+  provider_refusing: "warning",
+  provider_back: "white_check_mark",
+  messages_waiting: "hourglass",
+  quota: "bar_chart",
+  spam_digest: "wastebasket",
+};
+
+const DISCORD_CONTENT_MAX = 2000;
+
+/** Slack asks for &, < and > to be escaped in mrkdwn text. */
+const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+type AlertRequest = { headers: Record<string, string>; body: string };
+
+const json = (value: unknown): AlertRequest => ({
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify(value),
+});
+
+function alertRequest(format: AlertFormat, alert: OwnerAlert): AlertRequest {
+  const { title, body } = alertText(alert);
+  switch (format) {
+    case "ntfy": {
+      const urgent = alert.kind === "quota" && alert.percent === 100;
+      return {
+        headers: {
+          "Content-Type": "text/plain; charset=utf-8",
+          Title: title,
+          Priority: urgent ? "high" : NTFY_PRIORITY[alert.kind],
+          Tags: NTFY_TAGS[alert.kind],
+        },
+        body,
+      };
+    }
+    case "slack":
+      return json({ text: `*${slackEscape(title)}*\n${slackEscape(body)}` });
+    case "discord":
+      // No @everyone or role ping, whatever the provider's text says.
+      return json({
+        content: `**${title}**\n${body}`.slice(0, DISCORD_CONTENT_MAX),
+        allowed_mentions: { parse: [] },
+      });
+    case "json": {
+      const numbers = Object.entries(alert).filter(([, value]) => typeof value === "number");
+      return json({ event: alert.kind, title, text: body, ...Object.fromEntries(numbers) });
+    }
+  }
+}
+
+/** One POST; the status, or 0 when no answer came in time. A redirect is an answer, not followed. */
+async function post(url: string, request: AlertRequest, timeoutMs: number): Promise<number> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "manual",
+    });
+    await response.body?.cancel().catch(() => undefined);
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+const accepted = (status: number) => status >= 200 && status < 300;
+const worthRetrying = (status: number) => status === 0 || status === 429 || status >= 500;
+
+/** Sends one alert with a bounded retry; never throws, logs each alert's outcome with the URL's host only. */
 export function createAlertSender(
-  _settings: { url: string; format: AlertFormat } | null,
-  _options?: unknown,
+  settings: AlertSettings | null,
+  options: { log?: (event: AlertEvent) => void; retry?: AlertRetry } = {},
 ): (alert: OwnerAlert) => Promise<boolean> {
-  return async () => false;
+  if (!settings) return async () => false;
+  const { url, format } = settings;
+  const host = URL.parse(url)?.host ?? "";
+  const log = options.log ?? ((event: AlertEvent) => writeLogLine("contact", event));
+  const retry = options.retry ?? DEFAULT_ALERT_RETRY;
+
+  async function send(alert: OwnerAlert): Promise<boolean> {
+    const request = alertRequest(format, alert);
+    let status = 0;
+    let attempts = 0;
+    do {
+      if (attempts > 0) await new Promise((resolve) => setTimeout(resolve, retry.backoffMs));
+      attempts += 1;
+      status = await post(url, request, retry.timeoutMs);
+    } while (!accepted(status) && worthRetrying(status) && attempts < retry.attempts);
+    const ok = accepted(status);
+    log({ outcome: ok ? "alert_sent" : "alert_failed", kind: alert.kind, status, attempts, host });
+    return ok;
+  }
+
+  return (alert) => send(alert).catch(() => false);
 }

@@ -13,6 +13,7 @@ import {
   type TemplateParams,
 } from "./emailjs.server";
 import { createPacing, type Pacing } from "./pacing.server";
+import { countUndelivered } from "./store.server";
 import { accountRefusal, createProvider, type Provider } from "./provider.server";
 import type { ContactLogger } from "./transport.server";
 
@@ -126,7 +127,10 @@ export function createRelay(
       if (result.ok) {
         if (await orElse(provider.back(), false)) {
           log({ outcome: "provider_back" });
-          notify({ kind: "provider_back", waiting: 0 });
+          notify({
+            kind: "provider_back",
+            waiting: await countUndelivered(mail.undeliveredDir).catch(() => 0),
+          });
         }
         return { ok: true, status: result.status, attempts: result.attempts };
       }

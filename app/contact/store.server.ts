@@ -70,7 +70,7 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-async function countUndelivered(dir: string): Promise<number> {
+export async function countUndelivered(dir: string): Promise<number> {
   return (await entryFiles(dir)).length;
 }
 

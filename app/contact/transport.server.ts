@@ -1,6 +1,7 @@
 // The transport (relay or outbox), what is kept for the owner instead of sent, and the contact log.
 import type { MailConfig } from "~/config.server";
 import { writeLogLine } from "~/lib/log-line.server";
+import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { SendFailureKind, TemplateParams } from "./emailjs.server";
 import type { Held, Relay, RelayOutcome } from "./relay.server";
@@ -164,6 +165,7 @@ export type ContactEvent =
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
   | { outcome: "state_error"; error: string }
+  | AlertEvent
   | { outcome: "purged"; folder: "spam" | "undelivered"; reason: string; ageDays: number }
   | (KeepEvent & { stored: StoreOutcome | "failed" });
 

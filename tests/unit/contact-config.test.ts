@@ -32,13 +32,19 @@ describe("defaults", () => {
         dir: path.resolve("./outbox"),
         undeliveredDir: path.resolve("./outbox/undelivered"),
         spamDir: path.resolve("./outbox/spam"),
+        stateDir: path.resolve("./outbox/state"),
       },
+      alerts: null,
       rateLimit: { max: 5, windowSeconds: 600 },
       blocklist: { addresses: new Set(), domains: new Set() },
       blockHeadless: false,
       botChecks: { enabled: true, proofMinSeconds: 3, confirmMinSeconds: 2, maxAgeMinutes: 60 },
       spamThreshold: 3,
-      dailySendLimit: 100,
+      budget: { daily: 100, monthly: 200, monthStartsOn: 1, monthSeconds: null },
+      maxPerSecond: 1,
+      providerProbeSeconds: 600,
+      keepDays: 30,
+      waitingAlertMinutes: 60,
       redelivery: { firstSeconds: 60, uncertainSeconds: 900, maxSeconds: 3600, forHours: 72 },
       trustProxy: 0,
       redisUrl: null,
@@ -51,12 +57,19 @@ describe("defaults", () => {
       expect.stringMatching(
         /^warn \[contact\] TRUST_PROXY is not set: .*each visitor is the address that connects/,
       ),
+      expect.stringMatching(/^info \[contact\] REDIS_URL is not set: .*Several replicas need REDIS_URL\.$/),
       expect.stringMatching(/^warn \[session\] SESSION_SECRET is not set: .*replicas do not share them/),
     ]);
   });
 
   it("all three ids: relay mode against api.emailjs.com, silently", () => {
-    const { config, lines } = load({ ...IDS, TRUST_PROXY: "1", HOST: "127.0.0.1", SESSION_SECRET: SECRET });
+    const { config, lines } = load({
+      ...IDS,
+      TRUST_PROXY: "1",
+      HOST: "127.0.0.1",
+      SESSION_SECRET: SECRET,
+      REDIS_URL: "redis://redis:6379",
+    });
     expect(config.mail).toEqual({
       mode: "relay",
       apiUrl: "https://api.emailjs.com",
@@ -65,6 +78,7 @@ describe("defaults", () => {
       templateId: "tpl_SECRET_3",
       undeliveredDir: path.resolve("./outbox/undelivered"),
       spamDir: path.resolve("./outbox/spam"),
+      stateDir: path.resolve("./outbox/state"),
     });
     expect(lines).toEqual([]);
   });
@@ -74,6 +88,8 @@ describe("defaults", () => {
       ...IDS,
       EMAILJS_PRIVATE_KEY: "priv_SECRET_4",
       EMAILJS_API_URL: "http://127.0.0.1:9999/",
+      OWNER_ALERT_URL: "https://hooks.slack.com/services/T0/B0/SECRET_5",
+      OWNER_ALERT_FORMAT: "JSON",
       CONTACT_RATE_LIMIT_MAX: "3",
       CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60",
       CONTACT_BLOCKLIST: " Spam@Example.com ,,other@example.net ",
@@ -84,6 +100,13 @@ describe("defaults", () => {
       CONTACT_PROOF_MAX_MINUTES: "30",
       CONTACT_SPAM_THRESHOLD: "6",
       CONTACT_DAILY_SEND_LIMIT: "20",
+      CONTACT_MONTHLY_SEND_LIMIT: "1000",
+      CONTACT_MONTH_STARTS_ON: "15",
+      CONTACT_MONTH_SECONDS: "600",
+      EMAILJS_MAX_PER_SECOND: "2",
+      CONTACT_PROVIDER_PROBE_SECONDS: "60",
+      CONTACT_KEEP_DAYS: "7",
+      CONTACT_WAITING_ALERT_MINUTES: "15",
       CONTACT_REDELIVER_FIRST_SECONDS: "5",
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "50",
       CONTACT_REDELIVER_MAX_SECONDS: "500",
@@ -105,13 +128,19 @@ describe("defaults", () => {
         privateKey: "priv_SECRET_4",
         undeliveredDir: "/tmp/relay-keeps-undelivered-here/undelivered",
         spamDir: "/tmp/relay-keeps-undelivered-here/spam",
+        stateDir: "/tmp/relay-keeps-undelivered-here/state",
       },
+      alerts: { url: "https://hooks.slack.com/services/T0/B0/SECRET_5", format: "json" },
       rateLimit: { max: 3, windowSeconds: 60 },
       blocklist: { addresses: new Set(["spam@example.com", "other@example.net"]), domains: new Set() },
       blockHeadless: true,
       botChecks: { enabled: false, proofMinSeconds: 5, confirmMinSeconds: 4, maxAgeMinutes: 30 },
       spamThreshold: 6,
-      dailySendLimit: 20,
+      budget: { daily: 20, monthly: 1000, monthStartsOn: 15, monthSeconds: 600 },
+      maxPerSecond: 2,
+      providerProbeSeconds: 60,
+      keepDays: 7,
+      waitingAlertMinutes: 15,
       redelivery: { firstSeconds: 5, uncertainSeconds: 50, maxSeconds: 500, forHours: 24 },
       trustProxy: 2,
       redisUrl: "redis://:SECRET@redis:6379/0",
@@ -193,6 +222,11 @@ describe("the server refuses to start", () => {
     ["CONTACT_BLOCKLIST", "@SECRET"],
     ["REDIS_URL", "http://:SECRET@redis:6379"],
     ["REDIS_URL", "redis-SECRET"],
+    ["OWNER_ALERT_URL", "ftp://SECRET.example/hook"],
+    ["OWNER_ALERT_URL", "hooks-SECRET"],
+    // fetch refuses a URL with credentials: every alert would fail.
+    ["OWNER_ALERT_URL", "https://owner:SECRET@ntfy.example.com/alerts"],
+    ["OWNER_ALERT_FORMAT", "teams"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {
@@ -266,5 +300,44 @@ describe("CONTACT_BLOCKLIST", () => {
     ["@mail.example.net", "someone@example.net"],
   ])("the entry %s lets %s through", (entry, email) => {
     expect(isBlocked(list(entry), email)).toBe(false);
+  });
+});
+
+describe("OWNER_ALERT_URL and OWNER_ALERT_FORMAT", () => {
+  const alerts = (env: Record<string, string>) => load(env).config.alerts;
+
+  it("unset or empty: no alerts, whatever the format says", () => {
+    expect(alerts({})).toBeNull();
+    expect(alerts({ OWNER_ALERT_URL: " ", OWNER_ALERT_FORMAT: "ntfy" })).toBeNull();
+  });
+
+  it.each([
+    ["https://ntfy.sh/owner-alerts-x7", "ntfy"],
+    ["https://hooks.slack.com/services/T0/B0/xyz", "slack"],
+    ["https://discord.com/api/webhooks/123/abc", "discord"],
+    ["https://alerts.example.com/hook?token=abc", "json"],
+  ])("%s is sent as %s, read from the URL", (url, format) => {
+    expect(alerts({ OWNER_ALERT_URL: url })).toEqual({ url, format });
+  });
+
+  it("the setting wins over the URL, in any letter case (a self-hosted ntfy)", () => {
+    expect(
+      alerts({ OWNER_ALERT_URL: "https://ntfy.example.com/alerts", OWNER_ALERT_FORMAT: " Ntfy " }),
+    ).toEqual({
+      url: "https://ntfy.example.com/alerts",
+      format: "ntfy",
+    });
+  });
+
+  it("is read silently", () => {
+    const { lines } = load({
+      OWNER_ALERT_URL: "https://ntfy.sh/owner-alerts-x7",
+      SESSION_SECRET: SECRET,
+      TRUST_PROXY: "loopback",
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(/^info \[contact\] No EmailJS ids set/),
+      expect.stringMatching(/^info \[contact\] REDIS_URL is not set/),
+    ]);
   });
 });

@@ -1,0 +1,46 @@
+// The relay's limits as the configuration reads them: the send budget (decision 045), the provider's
+// rate (046), the probe of a refused account (047), the waiting alert and retention (048).
+import * as z from "zod";
+import { intInRange, optional } from "./env-values.server";
+
+export type RelayLimits = {
+  budget: { daily: number; monthly: number; monthStartsOn: number; monthSeconds: number | null };
+  /** Requests a second to the provider, site-wide. */
+  maxPerSecond: number;
+  /** While the provider refuses the account, one kept message is tried this often. */
+  providerProbeSeconds: number;
+  /** Spam and messages held for the owner are deleted after this many days. */
+  keepDays: number;
+  /** The owner is told when a message has waited this long. */
+  waitingAlertMinutes: number;
+};
+
+export const relayLimitsEnv = {
+  CONTACT_DAILY_SEND_LIMIT: intInRange(100, 1, 1_000_000),
+  CONTACT_MONTHLY_SEND_LIMIT: intInRange(200, 1, 100_000_000),
+  CONTACT_MONTH_STARTS_ON: intInRange(1, 1, 28),
+  CONTACT_MONTH_SECONDS: optional.pipe(
+    z.optional(z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().min(1))),
+  ),
+  EMAILJS_MAX_PER_SECOND: intInRange(1, 1, 1_000),
+  CONTACT_PROVIDER_PROBE_SECONDS: intInRange(600, 1, 86_400),
+  CONTACT_KEEP_DAYS: intInRange(30, 1, 3_650),
+  CONTACT_WAITING_ALERT_MINUTES: intInRange(60, 1, 10_080),
+};
+
+type RelayEnv = z.output<z.ZodObject<typeof relayLimitsEnv>>;
+
+export function relayLimits(e: RelayEnv): RelayLimits {
+  return {
+    budget: {
+      daily: e.CONTACT_DAILY_SEND_LIMIT,
+      monthly: e.CONTACT_MONTHLY_SEND_LIMIT,
+      monthStartsOn: e.CONTACT_MONTH_STARTS_ON,
+      monthSeconds: e.CONTACT_MONTH_SECONDS ?? null,
+    },
+    maxPerSecond: e.EMAILJS_MAX_PER_SECOND,
+    providerProbeSeconds: e.CONTACT_PROVIDER_PROBE_SECONDS,
+    keepDays: e.CONTACT_KEEP_DAYS,
+    waitingAlertMinutes: e.CONTACT_WAITING_ALERT_MINUTES,
+  };
+}
