@@ -5,7 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
-import { VALID, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
+import { VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
 
 const scratch = useFakeAndOutbox("contact-spam-");
@@ -102,12 +102,14 @@ describe("the score", () => {
     expect(scratch.fake.requests).toHaveLength(1);
   });
 
-  it("the spam folder takes at most 5 a day from one client; past that they are logged, not kept", async () => {
+  it("the spam folder takes at most 5 a day from one client; past that they are not kept, and told so", async () => {
     const events: { outcome?: string; stored?: string }[] = [];
     const { run } = setupAction(env(), { log: (event) => events.push(event) });
     for (let i = 0; i < 7; i++) {
       const message = `Buy now https://a.example/${i} https://b.example https://c.example`;
-      expectRedirect(await run(from("203.0.113.9", { ...VALID, message })));
+      const outcome = await run(from("203.0.113.9", { ...VALID, message }));
+      if (i < 5) expectRedirect(outcome);
+      else expect(expectFailure(outcome).data).toMatchObject({ status: 503, reason: "not_kept" });
     }
     expect(await files("spam")).toHaveLength(5);
     expect(events.filter((event) => event.stored === "client_full")).toHaveLength(2);

@@ -4,6 +4,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME_TEXT } from "~/contact/contract";
 import { startAppServer, type AppServer } from "../support/app-server";
@@ -29,6 +30,10 @@ afterEach(async () => {
   await fake?.close();
   await owner?.close();
   await rm(outbox, { recursive: true, force: true });
+  // Each test starts with no client's allowances used.
+  const admin = new Redis(redis.url);
+  await admin.flushall();
+  admin.disconnect();
 });
 
 const env = (extra: Record<string, string> = {}) =>
