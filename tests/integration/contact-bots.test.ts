@@ -8,6 +8,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONFIRM_TEXT, OUTCOME_TEXT } from "~/contact/contract";
+import { MAILED_PER_NETWORK } from "~/contact/guards.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { BROWSER_HEADERS, formBody, relayEnv } from "../support/contact";
@@ -188,6 +189,34 @@ describe("bots", { timeout: 60_000 }, () => {
       expect(answer.status).toBe(303);
     }
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it(`one IPv6 /48 from 20 of its /64s, 5 messages each, following each confirmation: ${MAILED_PER_NETWORK.max} mailed`, async () => {
+    const pages = [];
+    for (let net = 0; net < 20; net++) {
+      for (let n = 0; n < 5; n++) {
+        const client = `2001:db8:48:${net.toString(16)}::1`;
+        const values = message(`slash48-${net}-${n}`, `A question about your work, number ${net}-${n}.`);
+        const first = await post(values, browserLike(client));
+        pages.push({ client, values, token: confirmationToken(first.text)! });
+      }
+    }
+    await notBefore(Math.max(...pages.map(({ token }) => Number(token.split(".")[0]))), 2);
+    for (const { client, values, token } of pages) {
+      expect([303, 503]).toContain(
+        (await post({ ...values, confirmation: token }, browserLike(client))).status,
+      );
+    }
+    expect(mailed("slash48-")).toHaveLength(MAILED_PER_NETWORK.max);
+    // Another network is not affected.
+    const other = await post(message("after-slash48"), browserLike("2001:db8:49::1"));
+    const token = confirmationToken(other.text)!;
+    await notBefore(Number(token.split(".")[0]), 2);
+    expect(
+      (await post({ ...message("after-slash48"), confirmation: token }, browserLike("2001:db8:49::1")))
+        .status,
+    ).toBe(303);
+    expect(mailed("after-slash48")).toHaveLength(1);
   });
 });
 

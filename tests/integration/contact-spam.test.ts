@@ -1,12 +1,14 @@
 // What the message says and how many are mailed: suspected spam is kept in OUTBOX_DIR/spam/ (never
 // mailed, never silently dropped, the visitor told it was sent), the site's daily send budget keeps
 // the rest for the owner, and `outbox spam list|release|delete` lets the owner decide.
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
+import { UNDELIVERED_LIMIT, undeliveredFileName } from "~/contact/store.server";
+import type { ContactEvent } from "~/contact/transport.server";
 
 const scratch = useFakeAndOutbox("contact-spam-");
 
@@ -113,6 +115,59 @@ describe("the score", () => {
     }
     expect(await files("spam")).toHaveLength(5);
     expect(events.filter((event) => event.stored === "client_full")).toHaveLength(2);
+    expect(scratch.fake.requests).toHaveLength(0);
+  });
+});
+
+describe("a full spam folder", () => {
+  it("makes room by its oldest suspected spam, logged, so a message kept as spam is never lost while told it was sent", async () => {
+    const dir = path.join(scratch.outbox, "spam");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const day = 86_400_000;
+    await Promise.all(
+      Array.from({ length: UNDELIVERED_LIMIT }, (_, i) => {
+        const params = {
+          name: "F",
+          from_email: "f@example.com",
+          subject: `Filler ${i}`,
+          message: "x",
+          to_name: "O",
+        };
+        const entry = {
+          lib_version: "4.4.1",
+          template_params: params,
+          reason: "suspected_spam",
+          upstreamStatus: 0,
+          uncertain: false,
+        };
+        const time = new Date(Date.now() - (i === 0 ? 3 : 1) * day).toISOString();
+        return writeFile(path.join(dir, undeliveredFileName(params)), JSON.stringify({ ...entry, time }), {
+          mode: 0o600,
+        });
+      }),
+    );
+    const oldest = undeliveredFileName({
+      name: "F",
+      from_email: "f@example.com",
+      subject: "Filler 0",
+      message: "x",
+      to_name: "O",
+    });
+    const events: ContactEvent[] = [];
+    const { run } = setupAction(env(), { log: (event) => events.push(event) });
+    const spammy = {
+      ...VALID,
+      name: "https://spam.example",
+      message: "Go to https://bit.ly/abc or https://x.example",
+    };
+    expectRedirect(await run(from("203.0.113.21", spammy)));
+    const now = await files("spam");
+    expect(now).toHaveLength(UNDELIVERED_LIMIT);
+    expect(now).not.toContain(oldest);
+    expect(events).toContainEqual({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: 3 });
+    expect(events).toContainEqual(
+      expect.objectContaining({ outcome: "kept", reason: "suspected_spam", stored: "new" }),
+    );
     expect(scratch.fake.requests).toHaveLength(0);
   });
 });
