@@ -24,6 +24,10 @@ export default async function globalSetup() {
       // some tests send more than the default 5 messages.
       TRUST_PROXY: "1",
       CONTACT_RATE_LIMIT_MAX: "1000",
+      // The provider's pace and budget have their own tests (topology-provider-limits.test.ts).
+      EMAILJS_MAX_PER_SECOND: "1000",
+      CONTACT_DAILY_SEND_LIMIT: "100000",
+      CONTACT_MONTHLY_SEND_LIMIT: "100000",
       CONTACT_BLOCKLIST: `@${BLOCKED_DOMAIN}`,
       // The real proof and confirmation, without their minimum times: these tests fill the form at once
       // (people's timing: tests/integration/contact-bots.test.ts).
