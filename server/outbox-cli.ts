@@ -10,10 +10,10 @@ import {
   type UndeliveredEntry,
 } from "~/contact/store.server";
 import type { AppConfig } from "~/config.server";
-import { createNotify } from "~/contact/housekeeping.server";
 import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
-import { createRelay, relayParts, type Relay } from "~/contact/relay.server";
-import { createTransport } from "~/contact/transport.server";
+import { OWNER_ALLOWANCES, type Delivery } from "~/contact/delivery.server";
+import type { Relay } from "~/contact/relay.server";
+import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
 import { printStatus, sendTest } from "./outbox-owner";
 
@@ -70,7 +70,7 @@ async function exportMessage(config: AppConfig, name: string | undefined): Promi
 
 async function spam(
   config: AppConfig,
-  relay: Relay | null,
+  delivery: Delivery,
   command: string | undefined,
   name: string | undefined,
 ): Promise<number> {
@@ -94,10 +94,14 @@ async function spam(
       console.log(`deleted  ${describe({ entry, file })}`);
       return 0;
     }
-    const result = await createTransport(config.mail, () => {}, relay, "owner")(entry.template_params);
+    const result = await delivery.send(entry.template_params, OWNER_ALLOWANCES);
     // Sent, or kept in undelivered/ by the transport to be sent again: no longer spam either way.
     if (result.ok || result.reason !== "not_kept") await rm(file, { force: true });
-    if (result.ok) console.log(`released  ${describe({ entry, file })}`);
+    if (result.ok && result.held) {
+      console.log(
+        `released, waiting (${result.held}) in ${config.mail.undeliveredDir}  ${describe({ entry, file })}`,
+      );
+    } else if (result.ok) console.log(`released  ${describe({ entry, file })}`);
     else if (result.reason === "not_kept") console.log(`not sent and not kept elsewhere: still in ${dir}`);
     else console.log(`not sent (${result.reason}): kept in ${config.mail.undeliveredDir} to be sent again`);
     return result.ok ? 0 : 1;
@@ -124,14 +128,16 @@ async function main([command, ...rest]: string[]): Promise<number> {
 
   // The same limits as the server's: its Redis for the rate, its folder for the budget and the provider.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { info: () => {}, warn: () => {} }) : null;
-  const { notify, settled } = createNotify(config, () => {});
-  const relay =
-    config.mail.mode === "relay"
-      ? createRelay(config, relayParts(config, redis), { log: () => {}, notify })
-      : null;
+  // Imported after the configuration, as it reads it.
+  const { createContactServices } = await import("~/contact/services.server");
+  const { relay, ownerDelivery, settled } = createContactServices(config, {
+    toName: site.name,
+    redis,
+    log: () => {},
+  });
   try {
     if (command === "status") return await printStatus(config, relay);
-    if (command === "spam") return await spam(config, relay, rest[0], rest[1]);
+    if (command === "spam") return await spam(config, ownerDelivery, rest[0], rest[1]);
     if (!relay) {
       console.error(
         `${command} needs the EmailJS ids (EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID).`,

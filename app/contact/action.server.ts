@@ -4,33 +4,18 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { config } from "~/config.server";
 import { site } from "~/content/site";
 import { sharedRedis } from "~/lib/redis.server";
-import { createBotChecks } from "./bot-checks.server";
-import { createContactAction, createContactFlash } from "./create-action.server";
-import { clientKey, createGuards } from "./guards.server";
-import { createNotify } from "./housekeeping.server";
+import { clientKey } from "./client.server";
+import { createContactAction } from "./post.server";
 import { startRedelivery, type Redelivery } from "./redelivery.server";
-import { createRelay, relayParts } from "./relay.server";
-import { logContactEvent } from "./transport.server";
+import { createContactServices } from "./services.server";
 
-const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
-const guards = createGuards(config, redis);
-const botChecks = createBotChecks(config, redis);
-const { notify, settled } = createNotify(config, logContactEvent);
-const relay =
-  config.mail.mode === "relay"
-    ? createRelay(config, relayParts(config, redis), { log: logContactEvent, notify })
-    : undefined;
-
-export const contactFlash = createContactFlash(config.sessionSecret);
-
-const decide = createContactAction({
-  config,
+const services = createContactServices(config, {
   toName: site.name,
-  flash: contactFlash,
-  guards,
-  botChecks,
-  relay,
+  redis: config.redisUrl ? sharedRedis(config.redisUrl) : null,
 });
+const decide = createContactAction(services);
+
+export const contactFlash = services.flash;
 
 export async function contactAction(args: ActionFunctionArgs) {
   const outcome = await decide(args);
@@ -41,9 +26,10 @@ export async function contactAction(args: ActionFunctionArgs) {
 }
 
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
-  botChecks.challenge(clientKey(context.clientAddress));
+  services.proof.challenge(clientKey(context.clientAddress));
 
 export function startContactRedelivery(): Redelivery {
+  const { relay, notify, settled } = services;
   if (!relay) return { stop: settled };
   const redelivery = startRedelivery({ config, relay, notify });
   return {

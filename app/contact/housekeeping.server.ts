@@ -6,7 +6,7 @@ import type { AppConfig } from "~/config.server";
 import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
 import { createAlertSender, type OwnerAlert } from "./alerts.server";
 import { listUndelivered } from "./store.server";
-import type { ContactLogger } from "./transport.server";
+import type { ContactLogger } from "./events.server";
 
 type Ledger = {
   /** The owner was told that a message has waited too long; cleared when none has. */

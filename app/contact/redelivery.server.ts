@@ -11,7 +11,8 @@ import {
   writeEntry,
   type UndeliveredEntry,
 } from "./store.server";
-import { FAILURE, failureOf, logContactEvent, type ContactLogger } from "./transport.server";
+import { FAILURE, failureOf } from "./delivery.server";
+import { logContactEvent, type ContactLogger } from "./events.server";
 
 type Settings = AppConfig["redelivery"];
 

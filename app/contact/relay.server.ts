@@ -15,7 +15,7 @@ import {
 import { createPacing, type Pacing } from "./pacing.server";
 import { countUndelivered } from "./store.server";
 import { accountRefusal, createProvider, type Provider } from "./provider.server";
-import type { ContactLogger } from "./transport.server";
+import type { ContactLogger } from "./events.server";
 
 /** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
 export type Sender = "visitor" | "redelivery" | "probe" | "owner";

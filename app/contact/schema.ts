@@ -1,6 +1,6 @@
 // The contact form's rules and messages, shared by the browser and the server (decision 019).
 import * as z from "zod/mini";
-import { FIELD_BOUNDS, type ContactField, type FieldErrors } from "./contract";
+import { FIELD_BOUNDS, HONEYPOT_FIELD, type ContactField, type FieldErrors } from "./contract";
 
 const ONE_LINE = /^[^\n\v\f\r\u0085\u2028\u2029]*$/u;
 const NO_CONTROLS = /^\P{Cc}*$/u;
@@ -51,4 +51,9 @@ export function validateContact(input: Record<string, unknown>): ContactValidati
     fieldErrors[field] ??= issue.message;
   }
   return { ok: false, fieldErrors };
+}
+
+/** The hidden field people never see: anything in it is a bot's. */
+export function honeypotFilled(form: FormData): boolean {
+  return form.getAll(HONEYPOT_FIELD).some((value) => typeof value !== "string" || value.trim() !== "");
 }

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
-import { HEADLESS_UA } from "./guards.server";
+import { namesAutomation } from "./client.server";
 import type { ContactMessage } from "./schema";
 
 type SpamSignal =
@@ -67,7 +67,7 @@ export function createSpamScore(redis: RedisLink | null) {
     if (isDisposable(message.email)) signals.push("disposable_sender");
     if (requestSignals) {
       const headers = request.headers;
-      if (HEADLESS_UA.test(headers.get("user-agent") ?? "")) signals.push("automation_browser");
+      if (namesAutomation(request)) signals.push("automation_browser");
       if (!looksLikeBrowserPost(headers, sentOrigin)) signals.push("not_a_browser");
     }
     const others = await seen(message.message, client);

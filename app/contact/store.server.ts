@@ -8,7 +8,7 @@ import { z } from "zod";
 import { writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import type { Held } from "./relay.server";
+import type { HeldFor } from "./events.server";
 
 type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -27,7 +27,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-type KeptReason = ContactFailureReason | "suspected_spam" | Held | "over_network_limit";
+type KeptReason = ContactFailureReason | "suspected_spam" | HeldFor;
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
@@ -45,7 +45,7 @@ export type UndeliveredEntry = OutboxEntry & {
   counted?: boolean;
 };
 
-export type UndeliveredFailure = Pick<
+export type KeptAs = Pick<
   UndeliveredEntry,
   "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted"
 >;
@@ -153,13 +153,13 @@ export async function listUndelivered(dir: string): Promise<Listed> {
 
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 
-export type KeepAllowance = false | { first: boolean };
+export type StoreAllowance = false | { first: boolean };
 
 /** Kept for clients that have left nothing, so a flood cannot close the folder (decision 024). */
 const RESERVED_FOR_NEW_CLIENTS = 200;
 
 type StoreOptions = {
-  mayKeep?: () => Promise<KeepAllowance>;
+  mayStore?: () => Promise<StoreAllowance>;
   /** A full folder makes room by deleting its oldest message, told here, instead of refusing. */
   evictOldest?: (evicted: UndeliveredEntry) => void;
   now?: Date;
@@ -169,14 +169,14 @@ type StoreOptions = {
 export async function storeUndelivered(
   dir: string,
   params: TemplateParams,
-  failure: UndeliveredFailure,
-  { mayKeep, evictOldest, now = new Date() }: StoreOptions = {},
+  failure: KeptAs,
+  { mayStore, evictOldest, now = new Date() }: StoreOptions = {},
 ): Promise<StoreOutcome> {
   const file = path.join(dir, undeliveredFileName(params));
   const kept = () => findKept(dir, params);
-  let allowance: KeepAllowance = { first: true };
-  if (!(await kept()) && mayKeep) {
-    allowance = await mayKeep();
+  let allowance: StoreAllowance = { first: true };
+  if (!(await kept()) && mayStore) {
+    allowance = await mayStore();
     if (!allowance) return "client_full";
   }
   const limit = allowance.first ? UNDELIVERED_LIMIT : UNDELIVERED_LIMIT - RESERVED_FOR_NEW_CLIENTS;

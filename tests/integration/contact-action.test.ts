@@ -1,7 +1,8 @@
 // The contact action end to end: real Requests in, a real HTTP fake of the
 // EmailJS API behind it. Every test checks the answer AND what the provider got.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BODY_LIMIT_BYTES, createContactFlash } from "~/contact/create-action.server";
+import { createContactFlash } from "~/contact/flash.server";
+import { BODY_LIMIT_BYTES } from "~/contact/post.server";
 import { HONEYPOT_FIELD } from "~/contact/contract";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import {

@@ -8,7 +8,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONFIRM_TEXT, OUTCOME_TEXT } from "~/contact/contract";
-import { MAILED_PER_NETWORK } from "~/contact/guards.server";
+import { MAILED_PER_NETWORK } from "~/contact/limits.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { BROWSER_HEADERS, formBody, relayEnv } from "../support/contact";
@@ -186,7 +186,8 @@ describe("bots", { timeout: 60_000 }, () => {
         { ...message(`rotating${i}`, text), confirmation: token },
         { "X-Forwarded-For": client },
       );
-      expect(answer.status).toBe(303);
+      // Kept as spam and told it was sent; past the network's share of spam/, told it was not kept.
+      expect([303, 503]).toContain(answer.status);
     }
     expect(fake.requests).toHaveLength(0);
   });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { OwnerAlert } from "~/contact/alerts.server";
 import { tidyAndReport } from "~/contact/housekeeping.server";
 import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
-import type { ContactEvent } from "~/contact/transport.server";
+import type { ContactEvent } from "~/contact/events.server";
 import { VALID_TEMPLATE_PARAMS, relayEnv, testConfig } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { runOutboxCli } from "../support/outbox-cli";

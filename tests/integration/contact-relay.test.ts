@@ -5,8 +5,8 @@ import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
-import type { ContactActionOutcome } from "~/contact/create-action.server";
-import { KEPT_PER_CLIENT } from "~/contact/guards.server";
+import type { ContactActionOutcome } from "~/contact/post.server";
+import { STORED_PER_CLIENT } from "~/contact/limits.server";
 import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/store.server";
 import { site } from "~/content/site";
@@ -296,18 +296,18 @@ describe("the undelivered folder", () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     const outcomes = [];
-    for (let i = 0; i < KEPT_PER_CLIENT.max + 3; i++) {
+    for (let i = 0; i < STORED_PER_CLIENT.max + 3; i++) {
       const answer = await run(formRequest({ ...VALID, subject: `flood ${i}` }));
       outcomes.push(expectFailure(answer).data.reason);
     }
     // relay() allows one message per client: the one not kept uses it up.
     expect(outcomes).toEqual([
-      ...Array(KEPT_PER_CLIENT.max).fill("upstream_error"),
+      ...Array(STORED_PER_CLIENT.max).fill("upstream_error"),
       "not_kept",
       "rate_limited",
       "rate_limited",
     ]);
-    expect(await readdir(undeliveredDir())).toHaveLength(KEPT_PER_CLIENT.max);
+    expect(await readdir(undeliveredDir())).toHaveLength(STORED_PER_CLIENT.max);
     expect(
       events.filter((event) => event.outcome === "undelivered" && event.stored === "client_full"),
     ).toHaveLength(1);

@@ -8,7 +8,7 @@ import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
 import { UNDELIVERED_LIMIT, undeliveredFileName } from "~/contact/store.server";
-import type { ContactEvent } from "~/contact/transport.server";
+import type { ContactEvent } from "~/contact/events.server";
 
 const scratch = useFakeAndOutbox("contact-spam-");
 

@@ -3,7 +3,7 @@
 // Redis is away, announced once per outage, with recovery on its own.
 import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { describe, expect, it } from "vitest";
-import { createRateLimiter } from "~/contact/guards.server";
+import { createRateLimiter } from "~/contact/limits.server";
 import { freePort } from "../support/free-port";
 import { useRedisServer } from "../support/redis-server";
 import { until } from "../support/until";

@@ -4,15 +4,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig, type AppConfig } from "~/config.server";
-import {
-  createContactAction,
-  createContactFlash,
-  type ContactActionOptions,
-  type ContactActionOutcome,
-} from "~/contact/create-action.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
-import { createRelay, relayParts } from "~/contact/relay.server";
-import type { ContactEvent } from "~/contact/transport.server";
+import type { ContactEvent, ContactLogger } from "~/contact/events.server";
+import { createContactAction, type ContactActionOutcome } from "~/contact/post.server";
+import { createContactServices } from "~/contact/services.server";
 
 export const OWNER = "Test Owner";
 
@@ -82,24 +77,17 @@ export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Re
 
 export function setupAction(
   env: Record<string, string | undefined>,
-  { retry = FAST_RETRY, ...options }: Partial<ContactActionOptions> & { retry?: RetryOptions } = {},
+  { retry = FAST_RETRY, log }: { retry?: RetryOptions; log?: ContactLogger } = {},
 ) {
   const events: ContactEvent[] = [];
-  const log = (event: ContactEvent) => events.push(event);
   // The proof and time limits have their own tests (contact-bots.test.ts); these test what follows them.
   const config = testConfig({ CONTACT_BOT_CHECKS: "off", ...env });
-  const relay =
-    config.mail.mode === "relay"
-      ? createRelay(config, relayParts(config, null), { log, notify: () => {}, retry })
-      : undefined;
-  const action = createContactAction({
-    config,
+  const services = createContactServices(config, {
     toName: OWNER,
-    flash: createContactFlash(config.sessionSecret),
-    log,
-    relay,
-    ...options,
+    log: log ?? ((event) => events.push(event)),
+    retry,
   });
+  const action = createContactAction(services);
   /**
    * `clientAddress`: the client as the server resolves it (Express's req.ip). Without it the right-most
    * X-Forwarded-For entry stands in, as one trusted proxy would give it; without that, one client.

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "~/config.server";
-import { isBlocked } from "~/contact/guards.server";
+import { isBlocked } from "~/contact/limits.server";
 
 function load(env: Record<string, string | undefined>) {
   const lines: string[] = [];

@@ -1,6 +1,6 @@
 // The contact log line: one JSON object per line, on stdout, with a time stamp.
 import { expect, it, vi } from "vitest";
-import { logContactEvent } from "~/contact/transport.server";
+import { logContactEvent } from "~/contact/events.server";
 
 it("writes one JSON line per event", () => {
   const lines: unknown[] = [];

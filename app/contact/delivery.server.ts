@@ -1,0 +1,160 @@
+// Send or keep: the outbox without EmailJS ids; else the relay, with whatever it did not send kept for the
+// owner in undelivered/ (decisions 007, 024), and suspected spam kept in spam/ (decision 029).
+import type { MailConfig } from "~/config.server";
+import type { ContactFailureReason } from "./contract";
+import type { TemplateParams } from "./emailjs.server";
+import type { ContactLogger, HeldFor, KeptEvent } from "./events.server";
+import type { Allowances } from "./limits.server";
+import type { Relay, RelayOutcome } from "./relay.server";
+import {
+  findKept,
+  removeUndelivered,
+  storeUndelivered,
+  writeToOutbox,
+  type KeptAs,
+  type StoreAllowance,
+  type StoreOutcome,
+} from "./store.server";
+
+type Sent = { ok: true; held?: HeldFor } | { ok: false; status: number; reason: ContactFailureReason };
+
+export type Delivery = {
+  /** Mailed, or held for later (a success to the visitor), or failed and kept (or not: `not_kept`). */
+  send(params: TemplateParams, allowances: Allowances): Promise<Sent>;
+  /** Suspected spam, never mailed: true when kept. A full folder makes room by its oldest, logged. */
+  keepAsSpam(params: TemplateParams, signals: string[], allowances: Allowances): Promise<boolean>;
+};
+
+export const FAILURE = {
+  rejected: { status: 502, reason: "upstream_rejected" },
+  server_error: { status: 502, reason: "upstream_error" },
+  unreachable: { status: 502, reason: "upstream_unreachable" },
+  dropped: { status: 502, reason: "upstream_dropped" },
+  timeout: { status: 504, reason: "upstream_timeout" },
+} as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
+
+const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
+
+type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldFor, "over_network_limit"> }>;
+
+/** What a message the provider did not take is kept as, and the status its sender gets. */
+export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
+  return outcome.held || outcome.hint ? REFUSING : FAILURE[outcome.failure];
+}
+
+const HELD: ReadonlySet<string> = new Set<HeldFor>([
+  "over_daily_limit",
+  "over_monthly_limit",
+  "paced",
+  "over_network_limit",
+]);
+
+const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
+
+/** What the owner's own commands may do: no client's limits apply. */
+export const OWNER_ALLOWANCES: Allowances = {
+  store: async () => ({ first: true }),
+  storeSpam: async () => ({ first: true }),
+  mailFromNetwork: async () => true,
+  giveBack: async () => {},
+};
+
+export function createDelivery(
+  mail: MailConfig,
+  log: ContactLogger,
+  relay: Relay | null,
+  who: "visitor" | "owner" = "visitor",
+): Delivery {
+  /** Keeps a message for the owner and logs what became of it; false when not kept. */
+  async function keep(
+    event: KeptEvent,
+    dir: string,
+    params: TemplateParams,
+    keptAs: KeptAs,
+    mayStore: () => Promise<StoreAllowance>,
+    makeRoom = false,
+  ): Promise<boolean> {
+    const evictOldest = makeRoom
+      ? (oldest: { time: string }) =>
+          log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) })
+      : undefined;
+    let stored: StoreOutcome | "failed";
+    try {
+      stored = await storeUndelivered(dir, params, keptAs, { mayStore, evictOldest });
+    } catch {
+      stored = "failed";
+    }
+    log({ ...event, stored });
+    return stored === "new" || stored === "existing";
+  }
+
+  const hold = async (reason: HeldFor, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
+    const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
+    const kept = await keep(
+      { outcome: "kept", reason },
+      mail.undeliveredDir,
+      params,
+      keptAs,
+      allowances.store,
+    );
+    return kept ? { ok: true, held: reason } : NOT_KEPT;
+  };
+
+  return {
+    keepAsSpam: (params, signals, allowances) =>
+      keep(
+        { outcome: "kept", reason: "suspected_spam", signals },
+        mail.spamDir,
+        params,
+        { reason: "suspected_spam", signals, upstreamStatus: 0, uncertain: false },
+        allowances.storeSpam,
+        true,
+      ),
+
+    async send(params, allowances) {
+      if (mail.mode === "outbox") {
+        log({ outcome: "accepted", transport: "outbox" });
+        return writeToOutbox(mail.dir, params).then(
+          () => ({ ok: true }) as const,
+          () => ({ ok: false, status: 500, reason: "outbox_write_failed" }) as const,
+        );
+      }
+      if (!relay) throw new Error("relay mode needs the relay");
+      // Already waiting: the redelivery sends it; calling the provider again could mail it twice (decision 024).
+      const waiting = await findKept(mail.undeliveredDir, params).catch(() => null);
+      if (waiting) {
+        log({ outcome: "already_kept", reason: waiting.reason });
+        if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldFor };
+        const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
+        return { ok: false, ...(failure ?? FAILURE.server_error) };
+      }
+      if (!(await allowances.mailFromNetwork())) return hold("over_network_limit", params, allowances);
+
+      log({ outcome: "accepted", transport: "relay" });
+      const sent = await relay.send(params, { who });
+      if (sent.ok) {
+        await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
+        return { ok: true };
+      }
+      if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, allowances);
+      const failure = failureOf(sent);
+      const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };
+      const kept = await keep(
+        { outcome: "undelivered", ...keeping },
+        mail.undeliveredDir,
+        params,
+        {
+          ...keeping,
+          upstreamStatus: sent.held ? 0 : sent.status,
+          counted: !sent.held && sent.counted,
+        },
+        allowances.store,
+      );
+      if (!kept) return NOT_KEPT;
+      // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
+      await allowances.giveBack();
+      return { ok: false, ...failure };
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// The contact feature's log: one JSON line per step of a post, a redelivery or an alert, never what the
+// visitor typed, their address, or a key (docs/contact.md, "Logs").
+import { writeLogLine } from "~/lib/log-line.server";
+import type { AlertEvent } from "./alerts.server";
+import type { ContactFailureReason } from "./contract";
+import type { StoreOutcome } from "./store.server";
+
+/** Why a message waits in a folder without a failure: for the budget, the rate, or the owner. */
+export type HeldFor = "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit";
+
+export type KeptEvent =
+  | { outcome: "kept"; reason: "suspected_spam" | HeldFor; signals?: string[] }
+  | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
+
+export type ContactEvent =
+  | { outcome: "accepted"; transport: "relay" | "outbox" }
+  | { outcome: "dropped"; reason: "honeypot" }
+  | { outcome: "already_kept"; reason: string }
+  | { outcome: "unconfirmed"; problem: string }
+  | { outcome: "redelivered"; attempts: number; uncertain: boolean }
+  | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
+  | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
+  | { outcome: "redelivery_error"; error: string }
+  | { outcome: "refused"; status: number; reason: ContactFailureReason | "too_many_refusals" }
+  | {
+      outcome: "relayed";
+      ok: boolean;
+      upstreamStatus: number;
+      attempts: number;
+      durationMs: number;
+      /** The provider's own words on a failure (never the visitor's). */
+      providerText?: string;
+    }
+  | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
+  | { outcome: "provider_back" }
+  | { outcome: "purged"; folder: "spam" | "undelivered"; reason: string; ageDays: number }
+  | { outcome: "state_error"; error: string }
+  | AlertEvent
+  | (KeptEvent & { stored: StoreOutcome | "failed" });
+
+export type ContactLogger = (event: ContactEvent) => void;
+
+export const logContactEvent: ContactLogger = (event) => writeLogLine("contact", event);

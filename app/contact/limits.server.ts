@@ -1,0 +1,135 @@
+// The limits on one client and one network: the blocklist and headless refusals, the rate limit, the
+// refused-post counter, and what a client may leave for the owner or have mailed (decisions 011, 024).
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
+import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
+import type { RedisLink } from "~/lib/redis.server";
+import { looksHeadless, networkKey } from "./client.server";
+import type { ContactMessage } from "./schema";
+import type { StoreAllowance } from "./store.server";
+
+export type Refusal =
+  | { status: 403; reason: "blocklisted" }
+  | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
+  | { status: 451; reason: "headless_browser" };
+
+/** What a post that passed its client's limits may still do. */
+export type Allowances = {
+  /** One more message from this client in undelivered/. */
+  store(): Promise<StoreAllowance>;
+  /** One more from this client in spam/. */
+  storeSpam(): Promise<StoreAllowance>;
+  /** One more mail from this client's network today; past it, the message waits for the owner. */
+  mailFromNetwork(): Promise<boolean>;
+  /** The rate limit's unit back: the message was newly kept for the owner (decision 008). */
+  giveBack(): Promise<void>;
+};
+
+export type Limits = {
+  /** Counts a refused post; past the allowance, the seconds until the next is answered in full, else 0. */
+  countRefusal(client: string): Promise<number>;
+  /** The first refusal that applies, or what the message may still do; an admitted one uses a unit. */
+  admit(
+    request: Request,
+    message: ContactMessage,
+    client: string,
+  ): Promise<{ refusal: Refusal } | Allowances>;
+};
+
+const DAY = 24 * 60 * 60;
+export const STORED_PER_CLIENT = { max: 3, windowSeconds: DAY };
+const STORED_PER_NETWORK = { max: 10, windowSeconds: DAY };
+const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
+const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
+export const MAILED_PER_NETWORK = { max: 10, windowSeconds: DAY };
+
+async function consume(
+  limit: RateLimiterAbstract,
+  key: string,
+): Promise<{ used: number } | { retryAfterMs: number }> {
+  try {
+    return { used: (await limit.consume(key)).consumedPoints };
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    return { retryAfterMs: rejection.msBeforeNext };
+  }
+}
+
+export function createLimits(config: AppConfig, redis: RedisLink | null): Limits {
+  const rateLimit = createRateLimiter(config.rateLimit, redis, "contact");
+  const allowance = (limits: AppConfig["rateLimit"], name: string) => {
+    const limit = createRateLimiter(limits, redis, name);
+    return (key: string) => consume(limit, key);
+  };
+  const storedByClient = allowance(STORED_PER_CLIENT, "contact-kept");
+  const storedByNetwork = allowance(STORED_PER_NETWORK, "contact-kept-network");
+  const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
+  const spamByNetwork = allowance(STORED_PER_NETWORK, "contact-spam-network");
+  const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
+  const mailedByNetwork = allowance(MAILED_PER_NETWORK, "contact-mailed-network");
+
+  const store =
+    (byClient: typeof storedByClient, byNetwork: typeof storedByNetwork, client: string) =>
+    async (): Promise<StoreAllowance> => {
+      const own = await byClient(client);
+      if (!("used" in own) || !("used" in (await byNetwork(networkKey(client))))) return false;
+      return { first: own.used === 1 };
+    };
+
+  return {
+    async countRefusal(client) {
+      const left = await refusals(client);
+      return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);
+    },
+    async admit(request, message, client) {
+      if (isBlocked(config.blocklist, message.email))
+        return { refusal: { status: 403, reason: "blocklisted" } };
+      if (config.blockHeadless && looksHeadless(request)) {
+        return { refusal: { status: 451, reason: "headless_browser" } };
+      }
+      // Last, so refused senders do not use up a real client's allowance.
+      const left = await consume(rateLimit, client);
+      if (!("used" in left)) {
+        const retryAfterSeconds = Math.ceil(left.retryAfterMs / 1000);
+        return { refusal: { status: 429, reason: "rate_limited", retryAfterSeconds } };
+      }
+      return {
+        store: store(storedByClient, storedByNetwork, client),
+        storeSpam: store(spamByClient, spamByNetwork, client),
+        mailFromNetwork: async () => "used" in (await mailedByNetwork(networkKey(client))),
+        giveBack: async () => void (await rateLimit.reward(client)),
+      };
+    },
+  };
+}
+
+export function isBlocked(blocklist: Blocklist, email: string): boolean {
+  const { local, domain } = canonicalAddress(email);
+  if (blocklist.addresses.has(`${local}@${domain}`)) return true;
+  const labels = domain.split(".");
+  return labels.some((_, i) => blocklist.domains.has(labels.slice(i).join(".")));
+}
+
+// In Redis when it is set, with an in-memory insurance limiter while it is away (decision 011).
+const REDIS_KEY_PREFIX = "portfolio:";
+
+export function createRateLimiter(
+  { max, windowSeconds }: AppConfig["rateLimit"],
+  redis: RedisLink | null,
+  name: string,
+): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ points: max, duration: windowSeconds });
+  if (!redis) return memory;
+  return new RateLimiterRedis({
+    storeClient: redis.client,
+    keyPrefix: REDIS_KEY_PREFIX + name,
+    points: max,
+    duration: windowSeconds,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: memory,
+  });
+}
