@@ -47,7 +47,7 @@ export type RetryOptions = {
 };
 
 // A visitor is waiting on the form: 10 s at most, under the server's 15 s drain bound (decision 006).
-export const DEFAULT_RETRY: RetryOptions = {
+export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,
   maxRetryAfterMs: 2_000,
@@ -151,7 +151,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,
-  options: RetryOptions = DEFAULT_RETRY,
+  options: RetryOptions = RETRIES_WITHIN_A_REQUEST,
   /** Asked before each attempt: the site-wide rate (pacing.server.ts). */
   slot: () => Promise<boolean> = async () => true,
 ): Promise<SendResult> {

@@ -16,14 +16,15 @@ import { logContactEvent, type ContactLogger } from "./events.server";
 
 type Settings = AppConfig["redelivery"];
 
-function waitSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
+/** The wait before a kept message is tried again: doubling from the first wait up to the longest (decision 030). */
+function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
   const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
   return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
 }
 
 export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
   if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  return Date.parse(entry.time) + waitSeconds(0, mayHaveArrived(entry), settings) * 1_000;
+  return Date.parse(entry.time) + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
 }
 
 /** Only a message the provider failed on may be given up; one held back by us, or refused with the account, waits. */
@@ -71,7 +72,9 @@ export async function sendKept(
     uncertain,
     ...(sent.counted ? { counted: true } : {}),
     attempts,
-    nextAttempt: new Date(Date.now() + waitSeconds(attempts, uncertain, settings) * 1_000).toISOString(),
+    nextAttempt: new Date(
+      Date.now() + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
+    ).toISOString(),
   });
   return { ok: false, held: false, attempts, reason, status: sent.status, uncertain };
 }

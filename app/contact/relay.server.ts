@@ -6,7 +6,7 @@ import type { OwnerAlert } from "./alerts.server";
 import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
 import {
   buildSendBody,
-  DEFAULT_RETRY,
+  RETRIES_WITHIN_A_REQUEST,
   sendEmail,
   type RetryOptions,
   type SendFailureKind,
@@ -70,7 +70,7 @@ export function createRelay(
   {
     log,
     notify,
-    retry = DEFAULT_RETRY,
+    retry = RETRIES_WITHIN_A_REQUEST,
   }: { log: ContactLogger; notify: (alert: OwnerAlert) => void; retry?: RetryOptions },
 ): Relay {
   const mail = config.mail;

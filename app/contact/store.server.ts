@@ -5,7 +5,7 @@ import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { lock } from "proper-lockfile";
 import { z } from "zod";
-import { writeJsonFile } from "~/lib/json-file.server";
+import { LOCK_WAIT, writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
 import type { HeldFor } from "./events.server";
@@ -80,7 +80,7 @@ async function locked<T>(dir: string, name: string, wait: boolean, work: () => P
   const release = await lock(path.join(dir, `.${name}`), {
     realpath: false,
     stale: 10_000,
-    retries: wait ? { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 } : 0,
+    retries: wait ? LOCK_WAIT : 0,
   });
   try {
     return await work();

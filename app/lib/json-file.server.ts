@@ -4,7 +4,8 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { lock } from "proper-lockfile";
 
-const LOCK_RETRIES = { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 };
+/** How a writer waits for a lock file another process holds: up to about two seconds, in short steps. */
+export const LOCK_WAIT = { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 };
 
 /** Written aside and renamed, so a reader never sees half a file (decision 007); owner-only. */
 export async function writeJsonFile(file: string, value: unknown): Promise<void> {
@@ -35,7 +36,7 @@ export async function changeJsonFile<T, R>(
 ): Promise<R> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const release = await lock(file, { realpath: false, stale: 10_000, retries: LOCK_RETRIES });
+  const release = await lock(file, { realpath: false, stale: 10_000, retries: LOCK_WAIT });
   try {
     const { next, result } = change(await readJsonFile(file, fallback));
     if (next !== null) await writeJsonFile(file, next);

@@ -1,4 +1,5 @@
-// The process's one Redis connection and its state, for the contact limit and /healthz (decision 011).
+// The process's one Redis connection and its state: the contact limits, proofs, same-text counts and the
+// provider's pace share it, and /healthz reports it (decision 011).
 import Redis from "ioredis";
 
 type RedisState = "up" | "down" | "slow" | "failing";

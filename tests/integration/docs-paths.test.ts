@@ -37,3 +37,25 @@ describe.each(DOCS)("%s", (doc) => {
     expect(missing).toEqual([]);
   });
 });
+
+// Facts the code can check: what the contact feature logs, and what its folder holds.
+describe("the docs follow the contact feature", () => {
+  const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
+
+  it("contact.md's Logs section names every outcome the feature logs", () => {
+    const source = read("app/contact/events.server.ts") + read("app/contact/alerts.server.ts");
+    const outcomes = new Set<string>();
+    for (const [, union] of source.matchAll(/outcome: ((?:"\w+"(?: \| )?)+)/g)) {
+      for (const [, name] of union!.matchAll(/"(\w+)"/g)) outcomes.add(name!);
+    }
+    expect(outcomes.size).toBeGreaterThan(15);
+    const logs = read("docs/contact.md").split("## Logs")[1] ?? "";
+    expect([...outcomes].filter((outcome) => !logs.includes(`\`${outcome}\``))).toEqual([]);
+  });
+
+  it("development.md names every file in app/contact/", () => {
+    const layout = read("docs/development.md");
+    const files = readdirSync(path.join(ROOT, "app/contact"));
+    expect(files.filter((file) => !layout.includes(`\`${file}\``))).toEqual([]);
+  });
+});
