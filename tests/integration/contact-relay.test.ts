@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
 import type { ContactActionOutcome } from "~/contact/post.server";
 import { STORED_PER_CLIENT } from "~/contact/limits.server";
-import { DEFAULT_RETRY, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
+import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { storeUndelivered, undeliveredFileName, UNDELIVERED_LIMIT } from "~/contact/store.server";
 import { site } from "~/content/site";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
@@ -392,7 +392,7 @@ describe("Retry-After", () => {
 
 describe("the real retry defaults", () => {
   it("at most 3 attempts of at most 3 s, Retry-After up to 2 s, all inside 10 s", () => {
-    expect(DEFAULT_RETRY).toEqual({
+    expect(RETRIES_WITHIN_A_REQUEST).toEqual({
       attemptTimeoutMs: 3_000,
       initialBackoffMs: 1_000,
       maxRetryAfterMs: 2_000,
