@@ -63,7 +63,6 @@ export async function printStatus(config: AppConfig, relay: Relay | null): Promi
   return attention ? 1 : 0;
 }
 
-/** Sends one test message to the owner through the real provider (a unit of the budget) and prints its answer. */
 export async function sendTest(relay: Relay): Promise<number> {
   const sent = await relay.send(
     {

@@ -1,5 +1,4 @@
-// Short alerts to the owner through a webhook (ntfy, Slack, Discord or plain JSON), never by mail:
-// the mail provider may be what fails (decision 041).
+// Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decision 041).
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
 
@@ -29,7 +28,6 @@ export type AlertEvent = {
 
 export type AlertRetry = { attempts: number; backoffMs: number; timeoutMs: number };
 
-/** At most 3 × 3 s + 2 × 0.5 s = 10 s per alert. */
 export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, timeoutMs: 3_000 };
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -120,7 +118,6 @@ const NTFY_TAGS: Record<OwnerAlert["kind"], string> = {
 
 const DISCORD_CONTENT_MAX = 2000;
 
-/** Slack asks for &, < and > to be escaped in mrkdwn text. */
 const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 type AlertRequest = { headers: Record<string, string>; body: string };
@@ -160,7 +157,6 @@ function alertRequest(format: AlertFormat, alert: OwnerAlert): AlertRequest {
   }
 }
 
-/** One POST; the status, or 0 when no answer came in time. A redirect is an answer, not followed. */
 async function post(url: string, request: AlertRequest, timeoutMs: number): Promise<number> {
   try {
     const response = await fetch(url, {

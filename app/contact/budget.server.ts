@@ -5,9 +5,7 @@ import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
 export type BudgetSettings = {
   daily: number;
   monthly: number;
-  /** The day of the month the provider's quota starts again (UTC). */
   monthStartsOn: number;
-  /** A fixed month of this many seconds instead of the calendar's (tests, other billing periods). */
   monthSeconds: number | null;
 };
 
@@ -16,7 +14,6 @@ type Ledger = {
   dayUsed: number;
   month: string;
   monthUsed: number;
-  /** The month's thresholds (80, 100) the owner was told of. */
   told: number[];
 };
 
@@ -32,7 +29,6 @@ type Taken = { ok: true; crossed: number | null } | { ok: false; held: BudgetHel
 export type Budget = {
   /** One unit when both periods have room; `crossed` names a month threshold (80, 100) reached first by it. */
   take(): Promise<Taken>;
-  /** A taken unit whose send certainly did not reach the provider. */
   giveBack(): Promise<void>;
   usage(): Promise<BudgetUsage>;
 };
@@ -62,7 +58,6 @@ function periods(settings: BudgetSettings, now: Date) {
   };
 }
 
-/** The ledger as of `now`: a period that has turned starts from zero. */
 function current(ledger: Ledger, settings: BudgetSettings, now: Date): Ledger {
   const { day, month } = periods(settings, now);
   return {

@@ -1,5 +1,4 @@
-// Who sent a post: the client's key (an IPv4 address or an IPv6 /64), its network, and whether it looks like a
-// browser. The server resolves the address (req.ip, decision 034); this keys it.
+// Who sent a post: its key, its network, whether it looks like a browser (the address: req.ip, decision 034).
 import { isIPv4, isIPv6 } from "node:net";
 
 export const UNKNOWN_CLIENT_KEY = "unknown";
@@ -37,7 +36,6 @@ function addressKey(entry: string): string {
 
 const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdriver/i;
 
-/** An automation browser names itself in its User-Agent. */
 export const namesAutomation = (request: Request) =>
   AUTOMATION_UA.test(request.headers.get("user-agent") ?? "");
 

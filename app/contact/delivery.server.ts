@@ -1,5 +1,4 @@
-// Send or keep: the outbox without EmailJS ids; else the relay, with whatever it did not send kept for the
-// owner in undelivered/ (decisions 007, 024), and suspected spam kept in spam/ (decision 029).
+// Send or keep: the outbox or the relay, and what was not sent kept for the owner (decisions 007, 024, 029).
 import type { MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
@@ -19,9 +18,7 @@ import {
 type Sent = { ok: true; held?: HeldFor } | { ok: false; status: number; reason: ContactFailureReason };
 
 export type Delivery = {
-  /** Mailed, or held for later (a success to the visitor), or failed and kept (or not: `not_kept`). */
   send(params: TemplateParams, allowances: Allowances): Promise<Sent>;
-  /** Suspected spam, never mailed: true when kept. A full folder makes room by its oldest, logged. */
   keepAsSpam(params: TemplateParams, signals: string[], allowances: Allowances): Promise<boolean>;
 };
 
@@ -38,7 +35,6 @@ const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
 type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldFor, "over_network_limit"> }>;
 
-/** What a message the provider did not take is kept as, and the status its sender gets. */
 export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
   return outcome.held || outcome.hint ? REFUSING : FAILURE[outcome.failure];
 }
@@ -52,7 +48,6 @@ const HELD: ReadonlySet<string> = new Set<HeldFor>([
 
 const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
 
-/** What the owner's own commands may do: no client's limits apply. */
 export const OWNER_ALLOWANCES: Allowances = {
   store: async () => ({ first: true }),
   storeSpam: async () => ({ first: true }),
@@ -66,7 +61,6 @@ export function createDelivery(
   relay: Relay | null,
   who: "visitor" | "owner" = "visitor",
 ): Delivery {
-  /** Keeps a message for the owner and logs what became of it; false when not kept. */
   async function keep(
     event: KeptEvent,
     dir: string,

@@ -69,7 +69,6 @@ export type SendResult = {
       ok: false;
       failure: SendFailureKind;
       uncertain: boolean;
-      /** The provider's Retry-After on a 429 or 503, in milliseconds. */
       retryAfterMs: number | null;
     }
 );
@@ -152,7 +151,6 @@ export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,
   options: RetryOptions = RETRIES_WITHIN_A_REQUEST,
-  /** Asked before each attempt: the site-wide rate (pacing.server.ts). */
   slot: () => Promise<boolean> = async () => true,
 ): Promise<SendResult> {
   const url = `${apiUrl}${EMAILJS_SEND_PATH}`;

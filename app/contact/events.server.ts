@@ -1,11 +1,9 @@
-// The contact feature's log: one JSON line per step of a post, a redelivery or an alert, never what the
-// visitor typed, their address, or a key (docs/contact.md, "Logs").
+// The contact feature's log lines: steps of posts, redeliveries and alerts, never what a visitor typed.
 import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { StoreOutcome } from "./store.server";
 
-/** Why a message waits in a folder without a failure: for the budget, the rate, or the owner. */
 export type HeldFor = "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit";
 
 export type KeptEvent =
@@ -28,7 +26,6 @@ export type ContactEvent =
       upstreamStatus: number;
       attempts: number;
       durationMs: number;
-      /** The provider's own words on a failure (never the visitor's). */
       providerText?: string;
     }
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }

@@ -1,5 +1,4 @@
-// The owner's side of the relay: alerts sent once per change and recorded, waiting messages and held spam
-// reported, and kept personal data deleted after CONTACT_KEEP_DAYS (decision 048).
+// The owner's side of the relay: alerts once per change, waiting and spam reported, old data deleted (decision 048).
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { AppConfig } from "~/config.server";
@@ -9,7 +8,6 @@ import { listUndelivered } from "./store.server";
 import type { ContactLogger } from "./events.server";
 
 type Ledger = {
-  /** The owner was told that a message has waited too long; cleared when none has. */
   waitingTold: boolean;
   spamToldAt: string;
   last: { kind: OwnerAlert["kind"]; at: string; delivered: boolean } | null;
@@ -47,7 +45,6 @@ export function createNotify(
   };
 }
 
-/** Changes the ledger and says whether this caller is the one to tell the owner. */
 const tellOnce = (config: AppConfig, decide: (ledger: Ledger) => Ledger | null) =>
   changeJsonFile(ledgerFile(config), EMPTY, (ledger) => {
     const next = decide(ledger);

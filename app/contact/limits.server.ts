@@ -1,5 +1,4 @@
-// The limits on one client and one network: the blocklist and headless refusals, the rate limit, the
-// refused-post counter, and what a client may leave for the owner or have mailed (decisions 011, 024).
+// The limits on a client and its network: refusals, the rate limit, what it may keep or have mailed (decision 024).
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -19,20 +18,15 @@ export type Refusal =
 
 /** What a post that passed its client's limits may still do. */
 export type Allowances = {
-  /** One more message from this client in undelivered/. */
   store(): Promise<StoreAllowance>;
-  /** One more from this client in spam/. */
   storeSpam(): Promise<StoreAllowance>;
-  /** One more mail from this client's network today; past it, the message waits for the owner. */
   mailFromNetwork(): Promise<boolean>;
-  /** The rate limit's unit back: the message was newly kept for the owner (decision 008). */
   giveBack(): Promise<void>;
 };
 
 export type Limits = {
-  /** Counts a refused post; past the allowance, the seconds until the next is answered in full, else 0. */
+  /** Past the refused-post allowance: the seconds until the next is answered in full, else 0. */
   countRefusal(client: string): Promise<number>;
-  /** The first refusal that applies, or what the message may still do; an admitted one uses a unit. */
   admit(
     request: Request,
     message: ContactMessage,

@@ -2,30 +2,23 @@
 import type { RedisLink } from "~/lib/redis.server";
 
 export type Pacing = {
-  /**
-   * Waits for the next free slot, at most `maxWaitMs`; false when none came (or `stopping` said so).
-   * A visitor's send goes before the background's (the redelivery, the CLI).
-   */
+  /** Waits at most `maxWaitMs` for a free slot (false: none came); visitors go before the background. */
   slot(who: "visitor" | "background", maxWaitMs: number, stopping?: () => boolean): Promise<boolean>;
-  /** The provider asked us to slow down: no sender starts a request for `ms`. */
   pause(ms: number): Promise<void>;
 };
 
 const SLOT_KEY = "portfolio:provider-slot";
-/** Arrival times jitter: each slot is a little longer than the rate asks. */
 const MARGIN = 1.05;
 /** A visitor looks again this often; the background comes this much after a slot frees, so visitors go first. */
 const VISITOR_POLL_MS = 25;
 const BACKGROUND_GRACE_MS = 60;
 const BACKGROUND_POLL_MS = 250;
-/** After a failed Redis call, this process paces itself for a while rather than wait on Redis again. */
 const REDIS_BACKOFF_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pacing {
   const intervalMs = Math.ceil((1_000 / maxPerSecond) * MARGIN);
-  // This process's own view: used alone without Redis, and while Redis is away.
   let freeAt = 0;
   let redisAwayUntil = 0;
 
@@ -43,7 +36,6 @@ export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pac
     return inMemory();
   }
 
-  /** 0 when the slot was taken now, else how long until it may be free. */
   const tryTake = () =>
     inRedis(
       async (client) => {

@@ -101,7 +101,6 @@ export function createContactAction({
         const headers = { "Set-Cookie": await flash.commit(request) };
         return { kind: "redirect", status: 303, location: SUCCESS_REDIRECT, headers };
       },
-      /** `cut`: past the refused-post allowance, the seconds until the next is answered in full. */
       refused(
         status: number,
         reason: ContactFailureReason,
@@ -118,7 +117,6 @@ export function createContactAction({
         const headers = { ...NOT_STORED, "Retry-After": String(retryAfterSeconds) };
         return { kind: "failure", status, headers, data: body };
       },
-      /** No proof yet: the same page, with a confirmation token for the next press. */
       confirm(problem: string, confirmation: string, fields: ContactFields): ContactActionOutcome {
         log({ outcome: "unconfirmed", problem });
         const body: ContactFailure = { ok: false, status: 200, reason: "unconfirmed", fields, confirmation };
@@ -142,7 +140,6 @@ type ContactPost =
   | { ok: true; form: FormData; raw: Record<string, unknown>; fields: ContactFields }
   | { ok: false; status: number; reason: "payload_too_large" | "unsupported_media_type" };
 
-/** The body, bounded, and the four fields as typed (a duplicated field is not a single text: the schema refuses it). */
 async function readContactPost(request: Request): Promise<ContactPost> {
   const post = await readFormPost(request, BODY_LIMIT_BYTES);
   if (!post.ok) {

@@ -26,10 +26,8 @@ export type ProviderState =
       state: "refusing";
       since: string;
       status: number;
-      /** The provider's own words, bounded. */
       text: string;
       hint: string;
-      /** A digest of the EmailJS settings that were refused: new settings are tried at once. */
       settings: string;
       lastProbe: string;
     };
@@ -38,9 +36,7 @@ const OK: ProviderState = { state: "ok" };
 
 export type Provider = {
   read(): Promise<ProviderState>;
-  /** True when this call moved it to refusing (the owner is to be told once). */
   refusing(status: number, text: string, hint: string): Promise<boolean>;
-  /** True when this call moved it back to ok. */
   back(): Promise<boolean>;
   /** While refusing: true for one caller once each `probeSeconds`, or at once when the settings changed. */
   probeDue(probeSeconds: number): Promise<boolean>;
@@ -52,7 +48,6 @@ function settingsDigest(mail: MailConfig): string {
   return createHash("sha256").update(JSON.stringify(ids)).digest("hex").slice(0, 16);
 }
 
-/** The provider's words as one bounded line. */
 export const providerWords = (text: string) =>
   text
     .replace(/[\p{Cc}\p{Cf}]+/gu, " ")

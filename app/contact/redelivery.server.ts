@@ -1,5 +1,4 @@
-// Sends the messages kept in undelivered/ again by themselves, under the resend lock (decision 030), within
-// the provider's limits (decisions 045-047), and keeps the folders tidy.
+// Sends kept messages again by themselves, under the resend lock, within the provider's limits (decisions 030, 045-047).
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
@@ -16,7 +15,6 @@ import { logContactEvent, type ContactLogger } from "./events.server";
 
 type Settings = AppConfig["redelivery"];
 
-/** The wait before a kept message is tried again: doubling from the first wait up to the longest (decision 030). */
 function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
   const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
   return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
@@ -92,7 +90,6 @@ async function redeliverDue(
 ) {
   const settings = config.redelivery;
   const refusing = (await relay.provider.read()).state === "refusing";
-  // While the account is refused, one message at a time tries whether the owner has fixed it.
   let probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds));
   if (refusing && !probe) return;
   await whileResending(config.mail.undeliveredDir, async ({ messages }) => {
@@ -100,7 +97,6 @@ async function redeliverDue(
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
-      // A network past its daily share waits for the owner's `outbox resend`.
       if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
       const tooOld = Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000;
       if (tooOld && TRANSIENT.has(entry.reason)) {

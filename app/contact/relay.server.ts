@@ -1,5 +1,4 @@
-// One message to the provider within its limits: the send budget, the site-wide rate and the account's state
-// (decisions 045, 046, 047); the owner is told when one of them changes.
+// One message to the provider within its limits: the budget, the rate, the account's state (decisions 045-047).
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import type { OwnerAlert } from "./alerts.server";
@@ -32,9 +31,7 @@ export type RelayOutcome =
       status: number;
       text: string;
       uncertain: boolean;
-      /** A unit of the budget is spent on it: it may have reached the provider. */
       counted: boolean;
-      /** Set for a refusal of the account, with what the owner should do. */
       hint: string | null;
       attempts: number;
     };
@@ -48,10 +45,8 @@ export type Relay = {
   provider: Provider;
 };
 
-/** A visitor waits at most this long for a slot; then the message is kept and sent at the next free one. */
 export const VISITOR_SLOT_WAIT_MS = 3_000;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
-/** A 429 without Retry-After still slows every sender down. */
 const DEFAULT_PAUSE_MS = 5_000;
 
 export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };

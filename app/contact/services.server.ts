@@ -1,5 +1,4 @@
-// The one wiring root of the contact feature: every service a post, the challenge and the redelivery use,
-// built once from the configuration; tests swap parts through `options`.
+// The contact feature's one wiring root: every service, built once from the configuration (decision 049).
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
@@ -33,7 +32,6 @@ export function createContactServices(
     toName,
     log,
     notify,
-    /** Alerts still being sent: awaited before the process exits. */
     settled,
     flash: createContactFlash(config.sessionSecret),
     proof: createBotChecks(config, redis),
@@ -41,7 +39,6 @@ export function createContactServices(
     score: createSpamScore(redis),
     relay,
     delivery: createDelivery(config.mail, log, relay),
-    /** The owner's own sends (`outbox spam release`): no client's limits, no waiting as a visitor. */
     ownerDelivery: createDelivery(config.mail, log, relay, "owner"),
   };
 }

@@ -160,7 +160,6 @@ const RESERVED_FOR_NEW_CLIENTS = 200;
 
 type StoreOptions = {
   mayStore?: () => Promise<StoreAllowance>;
-  /** A full folder makes room by deleting its oldest message, told here, instead of refusing. */
   evictOldest?: (evicted: UndeliveredEntry) => void;
   now?: Date;
 };

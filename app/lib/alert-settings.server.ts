@@ -1,5 +1,4 @@
-// The owner-alert settings as the configuration reads them: the webhook URL, its format, and which
-// format a URL means (decision 041). Here, not in config.server.ts, so that file stays small.
+// The owner-alert settings as the configuration reads them, and which format a URL means (decision 041).
 import * as z from "zod";
 
 export const ALERT_FORMATS = ["ntfy", "slack", "discord", "json"] as const;

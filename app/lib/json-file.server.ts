@@ -4,7 +4,6 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { lock } from "proper-lockfile";
 
-/** How a writer waits for a lock file another process holds: up to about two seconds, in short steps. */
 export const LOCK_WAIT = { retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100 };
 
 /** Written aside and renamed, so a reader never sees half a file (decision 007); owner-only. */
@@ -23,12 +22,10 @@ export async function readJsonFile<T>(file: string, fallback: T): Promise<T> {
   try {
     return { ...fallback, ...(JSON.parse(await readFile(file, "utf8")) as Partial<T>) };
   } catch {
-    // Missing or torn by hand: start again from the fallback.
     return fallback;
   }
 }
 
-/** Reads the file, lets `change` return the next content and a result, and writes it aside then renames it. */
 export async function changeJsonFile<T, R>(
   file: string,
   fallback: T,

@@ -1,17 +1,12 @@
-// The relay's limits as the configuration reads them: the send budget (decision 045), the provider's
-// rate (046), the probe of a refused account (047), the waiting alert and retention (048).
+// The relay's limits as the configuration reads them (decisions 045-048).
 import * as z from "zod";
 import { intInRange, optional } from "./env-values.server";
 
 export type RelayLimits = {
   budget: { daily: number; monthly: number; monthStartsOn: number; monthSeconds: number | null };
-  /** Requests a second to the provider, site-wide. */
   maxPerSecond: number;
-  /** While the provider refuses the account, one kept message is tried this often. */
   providerProbeSeconds: number;
-  /** Spam and messages held for the owner are deleted after this many days. */
   keepDays: number;
-  /** The owner is told when a message has waited this long. */
   waitingAlertMinutes: number;
 };
 
