@@ -11,6 +11,7 @@ import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
 import { load } from "./lib/load.mjs";
 import { mainThreadInterleaved } from "./lib/main-thread.mjs";
 import { parseArgs } from "./lib/options.mjs";
+import { measurePacing } from "./lib/pacing.mjs";
 import { render } from "./lib/table.mjs";
 import { importTs, ROOT } from "./lib/ts.mjs";
 
@@ -127,6 +128,8 @@ async function main() {
       skip: [...o.skip],
       waitIdle: o.idle,
       busy: o.busy,
+      backlog: o.backlog,
+      visitors: o.visitors,
     },
     loadavgAtStart: os.loadavg(),
   };
@@ -326,6 +329,18 @@ async function main() {
         addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms,
         ...costs,
       };
+    }
+
+    if (!o.skip.has("pacing")) {
+      await waitIdle(o.idle);
+      results.pacing = await measurePacing({
+        env: RELAY_ENV,
+        message: MESSAGE,
+        headers: BROWSER_HEADERS,
+        backlog: o.backlog,
+        visitors: o.visitors,
+        log,
+      });
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
