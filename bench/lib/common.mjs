@@ -21,6 +21,12 @@ export function median(values) {
   return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+/** The 99th percentile by nearest rank: the largest of fewer than 100 values. */
+export function p99(values) {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.floor(0.99 * v.length))] : null;
+}
+
 /** The median of every figure of the runs (lists are left out). */
 export function medians(perRun) {
   const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];

@@ -1,7 +1,8 @@
 // The bench's command line: its help text and the options it takes.
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
-                        [--skip weight,lighthouse,load,contact] [--quick] [--build]
-                        [--wait-idle LOAD[:MAXSEC]] [--busy N]
+                        [--skip weight,lighthouse,load,contact,pacing] [--quick]
+                        [--build] [--wait-idle LOAD[:MAXSEC]] [--busy N]
+                        [--backlog N] [--visitors N]
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (build/server.js, as npm start) with the EmailJS
@@ -34,6 +35,13 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               the server's CPU time per request for a page view, a sent
               post, a refused post (400, page and data) and a throttled
               one (429, from a second server whose limit is used up)
+  pacing      two replicas, one redis-server, EMAILJS_MAX_PER_SECOND=1 and
+              the fake answering 429 past one request a second: --backlog
+              (20) messages kept while the fake answers 500, then drained
+              (mails, seconds, requests a second, the most in any second,
+              429s); then --visitors (20) posts, one at a time with the
+              pacing idle and 5 at once: p50/p99 of the answer and how
+              many were kept as "paced" (sent later)
 --quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
 --wait-idle 1.5:120: before each part, wait (at most 120 s) until the
 1-minute load average is under 1.5, then go on regardless.
@@ -41,7 +49,17 @@ Prints one Markdown table; saves everything as bench/results/<UTC time>.json.
 KB = 1000 bytes.`;
 
 export function parseArgs(argv) {
-  const o = { runs: 5, duration: 10, connections: 50, skip: new Set(), build: false, idle: null, busy: 2 };
+  const o = {
+    runs: 5,
+    duration: 10,
+    connections: 50,
+    skip: new Set(),
+    build: false,
+    idle: null,
+    busy: 2,
+    backlog: 20,
+    visitors: 20,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -55,6 +73,8 @@ export function parseArgs(argv) {
     else if (a === "--quick") Object.assign(o, { runs: 1, duration: 3 });
     else if (a === "--build") o.build = true;
     else if (a === "--busy") o.busy = Number(value());
+    else if (a === "--backlog") o.backlog = Number(value());
+    else if (a === "--visitors") o.visitors = Number(value());
     else if (a === "--wait-idle") {
       const [load, max = "300"] = value().split(":");
       o.idle = { load: Number(load), maxSeconds: Number(max) };
@@ -63,6 +83,10 @@ export function parseArgs(argv) {
   if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1))
     fail("--runs, --duration and --connections must be positive");
   if (!(Number.isInteger(o.busy) && o.busy >= 0)) fail("--busy must be a whole number, 0 or more");
+  // Each post comes from a network of its own, 10.N.x.1.
+  for (const name of ["backlog", "visitors"]) {
+    if (!(Number.isInteger(o[name]) && o[name] >= 1 && o[name] <= 250)) fail(`--${name} must be 1 to 250`);
+  }
   return o;
 }
 

@@ -1,6 +1,11 @@
 // The bench's results as one Markdown table: section, figure, value, target, met.
 const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
 const ms = (v) => (v == null ? "-" : `${Math.round(v)} ms`);
+/** The answers' statuses, counted: "16×303 4×502". */
+const codes = (x) =>
+  Object.entries(x.statusCodes)
+    .map(([status, n]) => `${n}×${status}`)
+    .join(" ");
 const mark = (ok) => (ok == null ? "" : ok ? "yes" : "**no**");
 
 /** One Markdown table: section, figure, value, target, met. */
@@ -204,11 +209,7 @@ export function render(r) {
   if (r.contact) {
     const { fakeAlone, viaAction, healthz, addedP50Ms } = r.contact;
     const fmt = (x) =>
-      `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${Object.entries(
-        x.statusCodes,
-      )
-        .map(([s, n]) => `${n}×${s}`)
-        .join(" ")})`;
+      `p50 ${x.p50Ms.toFixed(2)} ms, p99 ${x.p99Ms.toFixed(2)} ms (${x.requests} req, ${codes(x)})`;
     row("contact, one at a time", "fake provider alone", fmt(fakeAlone));
     row("contact, one at a time", "action → fake (no-JS post, 303)", fmt(viaAction));
     row("contact, one at a time", "app: GET /healthz (the app's floor)", fmt(healthz));
@@ -244,6 +245,57 @@ export function render(r) {
       "≤ 2 ms",
       addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"),
     );
+  }
+
+  if (r.pacing) {
+    const { drain: d, alone, together, replicas, maxPerSecond } = r.pacing;
+    const section = `provider pace, ${replicas} replicas + Redis, ${maxPerSecond} req/s`;
+    row(
+      section,
+      `backlog: posted at once while the fake answers 500 (${codes(d)}), kept`,
+      String(d.kept),
+      String(d.posted),
+      d.kept === d.posted,
+    );
+    row(
+      section,
+      "drain (fake answers 200): mails delivered, seconds",
+      `${d.delivered} mails, ${d.requests} requests in ${d.seconds.toFixed(1)} s`,
+      `${d.posted} mails`,
+      d.delivered === d.posted,
+    );
+    row(
+      section,
+      "drain: requests a second overall, mean gap",
+      `${d.requestsPerSecond.toFixed(2)} req/s, ${ms(d.meanGapMs)}`,
+      `≤ ${maxPerSecond}`,
+      d.requestsPerSecond <= maxPerSecond,
+    );
+    row(
+      section,
+      "drain: most requests in any 1 s",
+      String(d.busiestSecond),
+      `≤ ${maxPerSecond}`,
+      d.busiestSecond <= maxPerSecond,
+    );
+    row(
+      section,
+      "429s from the fake: in the drain, in the whole part",
+      `${d.tooMany}, ${r.pacing.tooManyInAll}`,
+      "0, 0",
+      d.tooMany + r.pacing.tooManyInAll === 0,
+    );
+    const visitorsRow = (how, x) =>
+      row(
+        section,
+        `${x.posts} visitors' posts, ${how}: answer p50/p99; kept as "paced"`,
+        `p50 ${ms(x.p50Ms)}, p99 ${ms(x.p99Ms)} (${codes(x)}); ${x.paced} paced` +
+          (x.paced
+            ? `, ${x.pacedMailed} mailed within ${(x.pacedMailedAfterMaxMs / 1000).toFixed(1)} s of the post`
+            : ""),
+      );
+    visitorsRow("one at a time, the pacing idle", alone);
+    visitorsRow(`${together.atOnce} at once`, together);
   }
 
   const lines = [

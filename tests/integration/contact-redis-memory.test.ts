@@ -5,7 +5,7 @@ import { createBotChecks } from "~/contact/bot-checks.server";
 import { CONFIRMATION_FIELD } from "~/contact/contract";
 import { createSpamScore } from "~/contact/spam-score.server";
 import { VALID, formRequest, silentConfigLogger, testConfig } from "../support/contact";
-import { useRedisServer } from "../support/redis-server";
+import { useRedisServer } from "../support/use-redis-server";
 import { until } from "../support/until";
 
 const config = testConfig({

@@ -5,7 +5,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible"
 import { describe, expect, it } from "vitest";
 import { createRateLimiter } from "~/contact/limits.server";
 import { freePort } from "../support/free-port";
-import { useRedisServer } from "../support/redis-server";
+import { useRedisServer } from "../support/use-redis-server";
 import { until } from "../support/until";
 
 const LIMIT = { max: 3, windowSeconds: 600 };

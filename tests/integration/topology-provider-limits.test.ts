@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME_TEXT } from "~/contact/contract";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
-import { startEmailJsFake, type EmailJsFake, type RecordedRequest } from "../support/emailjs-fake";
+import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
 import { until } from "../support/until";
@@ -87,17 +87,6 @@ const kept = async () => {
 
 const delivered = (subject: string) =>
   fake.requests.filter((request) => request.status === 200 && request.rawBody.includes(`"${subject}"`));
-
-/** The most requests the provider saw in any one-second window. */
-function busiestSecond(requests: RecordedRequest[]) {
-  const times = requests.map((request) => request.at).sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; j < times.length; j++) {
-    while (times[j]! - times[i]! >= 1_000) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
 
 const alerts = (event: string) =>
   owner.accepted.filter((alert) => (alert.body as { event?: string }).event === event);

@@ -188,6 +188,17 @@ export async function startEmailJsFake(): Promise<EmailJsFake> {
   return fake;
 }
 
+/** The most requests the provider saw in any one-second window. */
+export function busiestSecond(requests: RecordedRequest[]) {
+  const times = requests.map((request) => request.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; j < times.length; j++) {
+    while (times[j]! - times[i]! >= 1_000) i++;
+    most = Math.max(most, j - i + 1);
+  }
+  return most;
+}
+
 /** The control client Playwright tests use against a fake in another process. */
 export function fakeControl(baseUrl: string) {
   // No reset here: other workers share the fake; markers keep tests apart.

@@ -1,10 +1,9 @@
+// A real redis-server on 127.0.0.1, for the tests and the bench (plain Node: the vitest hooks are in use-redis-server.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll } from "vitest";
-import { connectRedis, type RedisLink } from "~/lib/redis.server";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
 
@@ -71,38 +70,4 @@ function answersPing(port: number): Promise<boolean> {
     socket.on("close", () => resolve(reply.startsWith("+PONG")));
     socket.on("error", () => resolve(false));
   });
-}
-
-/**
- * A redis-server for this test file, started before its tests and stopped after them, and
- * connections to it opened as the app opens them (connectRedis), each closed after its test.
- */
-export function useRedisServer() {
-  let server: RedisServer | undefined;
-  const opened: RedisLink[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  }, 30_000);
-  afterEach(() => {
-    for (const link of opened.splice(0)) link.close();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  const running = () => {
-    if (!server) throw new Error("redis-server is not started yet");
-    return server;
-  };
-  return {
-    get url() {
-      return running().url;
-    },
-    stop: () => running().stop(),
-    start: () => running().start(),
-    connect(logger: Parameters<typeof connectRedis>[1], url = running().url) {
-      const link = connectRedis(url, logger);
-      opened.push(link);
-      return link;
-    },
-  };
 }
