@@ -56,27 +56,18 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
   const age = (time: string) => now - Date.parse(time);
 
   const spam = await listUndelivered(config.mail.spamDir);
-  for (const { file, entry } of spam.messages) {
-    if (age(entry.time) <= keepMs) continue;
-    await rm(file, { force: true });
-    log({
-      outcome: "purged",
-      folder: "spam",
-      reason: entry.reason,
-      ageDays: Math.floor(age(entry.time) / DAY_MS),
-    });
-  }
   const waiting = await listUndelivered(config.mail.undeliveredDir);
-  for (const { file, entry } of waiting.messages) {
-    const forOwner = entry.gaveUp || entry.reason === "over_network_limit";
-    if (!forOwner || age(entry.time) <= keepMs) continue;
+  // Messages still to be sent are never deleted; spam, given-up and held-for-the-owner ones expire.
+  const expired = [
+    ...spam.messages.map((item) => ({ ...item, folder: "spam" as const })),
+    ...waiting.messages
+      .filter(({ entry }) => entry.gaveUp || entry.reason === "over_network_limit")
+      .map((item) => ({ ...item, folder: "undelivered" as const })),
+  ].filter(({ entry }) => age(entry.time) > keepMs);
+  for (const { file, entry, folder } of expired) {
     await rm(file, { force: true });
-    log({
-      outcome: "purged",
-      folder: "undelivered",
-      reason: entry.reason,
-      ageDays: Math.floor(age(entry.time) / DAY_MS),
-    });
+    const ageDays = Math.floor(age(entry.time) / DAY_MS);
+    log({ outcome: "purged", folder, reason: entry.reason, ageDays });
   }
 
   const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);
