@@ -57,7 +57,6 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
 
   const spam = await listUndelivered(config.mail.spamDir);
   const waiting = await listUndelivered(config.mail.undeliveredDir);
-  // Messages still to be sent are never deleted; spam, given-up and held-for-the-owner ones expire.
   const expired = [
     ...spam.messages.map((item) => ({ ...item, folder: "spam" as const })),
     ...waiting.messages
