@@ -5,7 +5,7 @@
 export type Sender =
   /** A person with JavaScript who typed the message in the form. */
   | "typed"
-  /** A person with JavaScript who pasted a message written elsewhere, a few seconds after focusing the form. */
+  /** A person with JavaScript who pasted a message written elsewhere, seconds after focusing the form. */
   | "pasted"
   /** A person without JavaScript, through the confirmation page (no time known). */
   | "no_js"
@@ -22,7 +22,7 @@ export type Sample = {
   what: string;
   sender: Sender;
   fields: { name: string; email: string; subject: string; message: string };
-  /** Posted before, within the hour, by this many other clients: the same text, or reworded with the same links. */
+  /** Posted before within the hour by this many other clients: the same text, or reworded, same links. */
   campaign?: { clients: number; reworded: boolean };
 };
 
@@ -252,7 +252,8 @@ export const GENUINE: Sample[] = [
       name: "Hamid Farouk",
       email: "hamid@farouk.example",
       subject: "Collaboration",
-      message: "Hello, I work on accessibility audits. My portfolio: https://farouk.example. Interested in teaming up?",
+      message:
+        "Hello, I work on accessibility audits. My portfolio: https://farouk.example. Interested in teaming up?",
     },
   },
   {
