@@ -14,7 +14,8 @@ const PROOF_MAX_CHARS = 4_096;
 const TOKEN_MAX_CHARS = 200;
 
 type ProofVerdict =
-  | { ok: true; via: "proof" | "confirmation" }
+  | { ok: true; via: "proof"; issuedAt: number }
+  | { ok: true; via: "confirmation" }
   | {
       ok: false;
       problem: "missing" | "invalid" | "expired" | "too_early" | "other_client" | "used";
@@ -68,7 +69,7 @@ export function createBotChecks(config: AppConfig, redis: RedisLink | null): Bot
     const early = age(Number(data.issued), proofMinSeconds);
     if (early) return early;
     return (await claim(`proof:${payload.challenge.signature}`))
-      ? { ok: true, via: "proof" }
+      ? { ok: true, via: "proof", issuedAt: Number(data.issued) }
       : { ok: false, problem: "used" };
   }
 

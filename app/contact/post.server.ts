@@ -61,8 +61,11 @@ export function createContactAction({
       return answer.sent();
     }
 
+    // How long the visitor took since the form's first focus: a person's pace may send a few links.
+    let composeSeconds: number | null = null;
     if (config.botChecks.enabled) {
       const verdict = await proof.verify(form, client);
+      if (verdict.ok && verdict.via === "proof") composeSeconds = (Date.now() - verdict.issuedAt) / 1_000;
       if (!verdict.ok) {
         const cut = await limits.countRefusal(client);
         if (cut) return answer.tooManyRefusals(cut);
@@ -84,6 +87,7 @@ export function createContactAction({
       client,
       requestSignals: config.botChecks.enabled,
       sentOrigin: context.sentOrigin === true,
+      composeSeconds,
     });
     if (spam.score >= config.spamThreshold) {
       const kept = await delivery.keepAsSpam(params, spam.signals, admitted);

@@ -1,4 +1,4 @@
-// A local, explainable spam score (decision 029): at the threshold a message is kept, not mailed.
+// A local, explainable spam score (decisions 029, 044): at the threshold a message is kept, not mailed.
 import { createHash } from "node:crypto";
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 import type { RedisLink } from "~/lib/redis.server";
@@ -7,7 +7,7 @@ import { namesAutomation } from "./client.server";
 import type { ContactMessage } from "./schema";
 
 type SpamSignal =
-  | "two_links"
+  | "extra_link"
   | "many_links"
   | "link_shortener"
   | "markup_link"
@@ -16,10 +16,11 @@ type SpamSignal =
   | "automation_browser"
   | "not_a_browser"
   | "same_text_elsewhere"
-  | "same_text_many_clients";
+  | "same_text_many_clients"
+  | "same_link_many_clients";
 
 const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
-  two_links: 1,
+  extra_link: 1,
   many_links: 3,
   link_shortener: 2,
   markup_link: 3,
@@ -29,10 +30,18 @@ const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
   not_a_browser: 3,
   same_text_elsewhere: 1,
   same_text_many_clients: 3,
+  same_link_many_clients: 3,
 };
+
+/** Links a message may carry before they count; more after a person's time (decision 044). */
+const LINK_ALLOWANCE = { usual: 1, atPersonsPace: 3 };
+/** A person's time: this long for the other fields, and at most this many characters a second. */
+const PERSONS_PACE = { formSeconds: 10, charsPerSecond: 10 };
+const LINKS_REMEMBERED = 5;
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"']+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+[^\s<>"']*/giu;
 const HAS_URL = new RegExp(URL_PATTERN.source, "iu");
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/u;
 const BARE_DOMAIN = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$/iu;
 const SHORTENERS = new Set([
   "bit.ly", "t.co", "tinyurl.com", "goo.gl", "ow.ly", "is.gd", "buff.ly", "cutt.ly", "rebrand.ly",
@@ -40,7 +49,7 @@ const SHORTENERS = new Set([
 ]); // prettier-ignore
 const MARKUP_LINK = /<a\s[^>]*href|\[url[=\]]|\[link[=\]]/iu;
 
-const SAME_TEXT_WINDOW_SECONDS = 60 * 60;
+const CAMPAIGN_WINDOW_SECONDS = 60 * 60;
 
 type SpamInput = {
   message: ContactMessage;
@@ -48,19 +57,32 @@ type SpamInput = {
   client: string;
   requestSignals: boolean;
   sentOrigin: boolean;
+  /** From the challenge (fetched at the form's first focus) to this post; null without a verified proof. */
+  composeSeconds?: number | null;
 };
 
 type SpamScore = { score: number; signals: SpamSignal[] };
 
 export function createSpamScore(redis: RedisLink | null) {
-  const seen = createTextMemory(redis);
-  return async ({ message, request, client, requestSignals, sentOrigin }: SpamInput): Promise<SpamScore> => {
+  const seen = createClientMemory(redis);
+  return async ({
+    message,
+    request,
+    client,
+    requestSignals,
+    sentOrigin,
+    composeSeconds = null,
+  }: SpamInput): Promise<SpamScore> => {
     const signals: SpamSignal[] = [];
-    const links = [...message.message.matchAll(URL_PATTERN)].map(([link]) => link);
-    if (links.length >= 3) signals.push("many_links");
-    else if (links.length === 2) signals.push("two_links");
-    if (links.some((link) => SHORTENERS.has(hostOf(link)))) signals.push("link_shortener");
-    if (MARKUP_LINK.test(message.message)) signals.push("markup_link");
+    const text = message.message;
+    const links = [...text.matchAll(URL_PATTERN)].map(([link]) => parseLink(link));
+    const allowance = atPersonsPace(text, links, composeSeconds)
+      ? LINK_ALLOWANCE.atPersonsPace
+      : LINK_ALLOWANCE.usual;
+    if (links.length - allowance >= 2) signals.push("many_links");
+    else if (links.length - allowance === 1) signals.push("extra_link");
+    if (links.some(({ url }) => SHORTENERS.has(hostOf(url)))) signals.push("link_shortener");
+    if (MARKUP_LINK.test(text)) signals.push("markup_link");
     if (HAS_URL.test(`${message.name} ${message.subject}`) || BARE_DOMAIN.test(message.name)) {
       signals.push("link_in_name_or_subject");
     }
@@ -70,11 +92,35 @@ export function createSpamScore(redis: RedisLink | null) {
       if (namesAutomation(request)) signals.push("automation_browser");
       if (!looksLikeBrowserPost(headers, sentOrigin)) signals.push("not_a_browser");
     }
-    const others = await seen(message.message, client);
-    if (others >= 9) signals.push("same_text_many_clients");
-    else if (others >= 3) signals.push("same_text_elsewhere");
+    const site = hostOf(new URL(request.url));
+    const elsewhere = links.flatMap(({ url }) => (url && hostOf(url) !== site ? [linkKey(url)] : []));
+    const [textOthers = 0, ...linkOthers] = await seen(
+      [textKey(text), ...new Set(elsewhere)].slice(0, 1 + LINKS_REMEMBERED),
+      client,
+    );
+    if (textOthers >= 9) signals.push("same_text_many_clients");
+    else if (textOthers >= 3) signals.push("same_text_elsewhere");
+    if (linkOthers.some((others) => others >= 9)) signals.push("same_link_many_clients");
     return { score: signals.reduce((sum, signal) => sum + SIGNAL_WEIGHTS[signal], 0), signals };
   };
+}
+
+type Link = { text: string; url: URL | null };
+
+function parseLink(raw: string): Link {
+  const text = raw.replace(TRAILING_PUNCTUATION, "");
+  try {
+    return { text, url: new URL(/^https?:/i.test(text) ? text : `http://${text}`) };
+  } catch {
+    return { text, url: null };
+  }
+}
+
+/** Proof of a person's time: long enough to fill the form and type the text outside the links. */
+function atPersonsPace(text: string, links: Link[], seconds: number | null): boolean {
+  if (seconds === null) return false;
+  const typed = text.length - links.reduce((sum, link) => sum + link.text.length, 0);
+  return seconds >= PERSONS_PACE.formSeconds + typed / PERSONS_PACE.charsPerSecond;
 }
 
 function looksLikeBrowserPost(headers: Headers, sentOrigin: boolean): boolean {
@@ -84,12 +130,19 @@ function looksLikeBrowserPost(headers: Headers, sentOrigin: boolean): boolean {
   );
 }
 
-function hostOf(link: string): string {
-  try {
-    return new URL(/^https?:/i.test(link) ? link : `http://${link}`).hostname.replace(/^www\./, "");
-  } catch {
-    return "";
-  }
+function hostOf(url: URL | null): string {
+  return url?.hostname.replace(/^www\./, "") ?? "";
+}
+
+const digest = (value: string) => createHash("sha256").update(value).digest("base64url").slice(0, 32);
+
+function textKey(text: string): string {
+  return `portfolio:same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
+}
+
+/** A link as a campaign repeats it: its host and path, whatever the query or fragment. */
+function linkKey(url: URL): string {
+  return `portfolio:same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
 }
 
 // Made once: the library's own isDisposableEmailDomain builds this set anew on every call.
@@ -103,31 +156,26 @@ function isDisposable(email: string): boolean {
   return labels.slice(0, -1).some((_, i) => DISPOSABLE_DOMAINS.has(labels.slice(i).join(".")));
 }
 
-function createTextMemory(redis: RedisLink | null) {
+/** For each key, how many clients other than this one gave it within the hour. */
+function createClientMemory(redis: RedisLink | null) {
   const remember = redisOrMemory<Set<string>>(redis, {
     max: 10_000,
-    ttlMs: SAME_TEXT_WINDOW_SECONDS * 1_000,
+    ttlMs: CAMPAIGN_WINDOW_SECONDS * 1_000,
   });
-  return async (text: string, client: string): Promise<number> => {
-    const normalized = text.toLowerCase().replace(/\s+/gu, " ").trim();
-    const hash = createHash("sha256").update(normalized).digest("base64url").slice(0, 32);
-    const key = `portfolio:same-text:${hash}`;
-    return remember(
+  return async (keys: string[], client: string): Promise<number[]> =>
+    remember(
       async (store) => {
-        const [, [, count]] = (await store
-          .multi()
-          .sadd(key, client)
-          .scard(key)
-          .expire(key, SAME_TEXT_WINDOW_SECONDS)
-          .exec()) as [unknown, [unknown, number]];
-        return Math.max(0, count - 1);
+        const batch = store.multi();
+        for (const key of keys) batch.sadd(key, client).scard(key).expire(key, CAMPAIGN_WINDOW_SECONDS);
+        const results = (await batch.exec()) as [unknown, number][];
+        return keys.map((_, i) => Math.max(0, results[3 * i + 1]![1] - 1));
       },
-      (seen) => {
-        const clients = seen.get(hash) ?? new Set<string>();
-        clients.add(client);
-        seen.set(hash, clients);
-        return clients.size - 1;
-      },
+      (seen) =>
+        keys.map((key) => {
+          const clients = seen.get(key) ?? new Set<string>();
+          clients.add(client);
+          seen.set(key, clients);
+          return clients.size - 1;
+        }),
     );
-  };
 }
