@@ -251,6 +251,20 @@ describe("people", { timeout: 60_000 }, () => {
     expect(mailed("onelink")).toHaveLength(1);
   });
 
+  it("with JavaScript and three links (a site, GitHub, LinkedIn), typed at a person's pace: delivered", async () => {
+    const { context, page } = await visitor();
+    const spamBefore = spamFiles();
+    await page.goto(app.url);
+    await waitForHydration(page);
+    const text = "Hi! https://ada.example https://github.com/ada https://linkedin.com/in/ada threelinks";
+    await typeLikeAPerson(page, message("threelinks", text), 100);
+    await sendButton(page).click();
+    await expect.poll(() => page.getByText(OUTCOME_TEXT.sent.title).count()).toBeGreaterThan(0);
+    await context.close();
+    expect(mailed("threelinks")).toHaveLength(1);
+    expect(spamFiles()).toBe(spamBefore);
+  });
+
   it("with only the keyboard: Tab to each field, type, Enter on the button: delivered", async () => {
     const { context, page } = await visitor();
     await page.goto(`${app.url}/#contact`);
@@ -320,9 +334,10 @@ async function fillAtOnce(page: Page, values: ReturnType<typeof message>) {
 }
 
 /** Types each field key by key, as a person does (a few characters a second is slower still). */
-async function typeLikeAPerson(page: Page, values: ReturnType<typeof message>) {
+/** `delayMs` between keys: 100 is 10 characters a second, a quick typist's pace. */
+async function typeLikeAPerson(page: Page, values: ReturnType<typeof message>, delayMs = 40) {
   for (const [name, value] of Object.entries(values)) {
-    await page.locator(`#contact-${name}`).pressSequentially(value, { delay: 40 });
+    await page.locator(`#contact-${name}`).pressSequentially(value, { delay: delayMs });
   }
 }
 

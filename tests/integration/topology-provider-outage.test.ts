@@ -86,7 +86,8 @@ describe("a provider outage and a flood from one client", () => {
     );
     const flooded = files();
     const genuine = await Promise.all(
-      [2, 3, 4, 5, 6].map((host) => postFrom(`127.0.0.${host}`, `genuine from ${host}`)),
+      // Each from a network of its own: a network's mailed share is its own test (contact-bots.test.ts).
+      [2, 3, 4, 5, 6].map((net) => postFrom(`127.0.${net}.1`, `genuine from ${net}`)),
     );
     console.log(
       `outage flood: ${posts} posts from one client in 3 s, ${flooded} kept, statuses ${JSON.stringify(statuses)}; genuine: ${files() - flooded} of 5 kept, statuses ${genuine.join(",")}`,
