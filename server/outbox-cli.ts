@@ -11,6 +11,7 @@ import {
 } from "~/contact/store.server";
 import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
 import { createTransport } from "~/contact/transport.server";
+import { visible } from "./visible";
 
 const USAGE = `usage: npm run outbox -- list | resend | spam list | spam release FILE | spam delete FILE
 (in the container: node build/outbox.js ...)`;
@@ -19,8 +20,8 @@ function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): s
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
   const doubt = mayHaveArrived(entry) ? ", uncertain: may have been delivered" : "";
-  const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
-  return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
+  const signals = entry.signals ? `: ${visible(entry.signals.join(", "))}` : "";
+  return `${entry.time}  ${visible(name)} <${visible(from_email)}>  "${visible(subject)}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }
 
 function state(entry: UndeliveredEntry, settings: Parameters<typeof nextAttemptAt>[1]): string {
