@@ -8,6 +8,7 @@ import { createBotChecks, type BotChecks } from "./bot-checks.server";
 import { clientKey, createGuards, honeypotFilled, type Guards } from "./guards.server";
 import {
   CONTACT_FIELDS,
+  OUTCOME_ID,
   type ContactFailure,
   type ContactFailureReason,
   type ContactFields,
@@ -22,7 +23,7 @@ import { createTransport, keepForOwner, logContactEvent, type ContactLogger } fr
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-const SUCCESS_REDIRECT = "/#contact";
+const SUCCESS_REDIRECT = `/#${OUTCOME_ID}`;
 
 const NOT_KEPT = { "Cache-Control": "private, no-store" };
 
