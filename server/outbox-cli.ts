@@ -16,6 +16,7 @@ import type { Relay } from "~/contact/relay.server";
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
 import { printStatus, sendTest } from "./outbox-owner";
+import { visible } from "./visible";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export FILE
                       | spam list | spam release FILE | spam delete FILE
@@ -25,8 +26,8 @@ function describe({ entry, file }: { entry: UndeliveredEntry; file: string }): s
   const { name, from_email, subject } = entry.template_params;
   const status = entry.upstreamStatus ? ` ${entry.upstreamStatus}` : "";
   const doubt = mayHaveArrived(entry) ? ", uncertain: may have been delivered" : "";
-  const signals = entry.signals ? `: ${entry.signals.join(", ")}` : "";
-  return `${entry.time}  ${name} <${from_email}>  "${subject}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
+  const signals = entry.signals ? `: ${visible(entry.signals.join(", "))}` : "";
+  return `${entry.time}  ${visible(name)} <${visible(from_email)}>  "${visible(subject)}"  (${entry.reason}${status}${doubt}${signals})  ${path.basename(file)}`;
 }
 
 function state(entry: UndeliveredEntry, settings: Parameters<typeof nextAttemptAt>[1]): string {

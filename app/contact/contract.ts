@@ -15,6 +15,8 @@ export const HONEYPOT_FIELD = "website";
 /** The proof of work the form sends, and the token of a no-JS confirmation (decision 029). */
 export const PROOF_FIELD = "altcha";
 export const CONFIRMATION_FIELD = "confirmation";
+/** The notice a plain post lands on: the form's action and the success redirect point at it (decision 043). */
+export const OUTCOME_ID = "contact-outcome";
 
 export type ContactFields = Record<ContactField, string>;
 export type FieldErrors = Partial<Record<ContactField, string>>;

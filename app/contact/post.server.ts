@@ -5,6 +5,7 @@ import { readFormPost } from "~/lib/form-post.server";
 import { clientKey } from "./client.server";
 import {
   CONTACT_FIELDS,
+  OUTCOME_ID,
   type ContactFailure,
   type ContactFailureReason,
   type ContactFields,
@@ -16,7 +17,7 @@ import type { ContactServices } from "./services.server";
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-const SUCCESS_REDIRECT = "/#contact";
+const SUCCESS_REDIRECT = `/#${OUTCOME_ID}`;
 
 /** What the action decided, in our own terms: action.server.ts alone turns it into Remix's answer. */
 export type ContactActionOutcome =

@@ -8,6 +8,10 @@ const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
 // Embeddings, overrides and isolates reorder what a mail client shows ("Invoice \u202Efdp.exe").
 const NO_BIDI_CONTROLS = /^[^\u202A-\u202E\u2066-\u2069]*$/u;
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+// Format characters hide in a one-line field; kept: the joiners in words of scripts that need them
+// and in emoji sequences, and a subdivision flag's tags (decision 042).
+const NO_HIDDEN_FORMAT =
+  /^(?:\p{L}\p{M}*[\u200C\u200D](?=\p{L})|\p{Extended_Pictographic}\p{Emoji_Modifier}?\uFE0F?\u200D(?=\p{Extended_Pictographic})|\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}|\P{Cf})*$/u;
 
 function requiredText(field: ContactField, label: string, required: string) {
   return z.string({ error: required }).check(
@@ -24,6 +28,7 @@ function oneLineText(field: ContactField, label: string, required: string) {
   return requiredText(field, label, required).check(
     z.regex(ONE_LINE, `${label} must be a single line of text.`),
     z.regex(NO_CONTROLS, `${label} must not contain control characters.`),
+    z.regex(NO_HIDDEN_FORMAT, `${label} must not contain invisible characters.`),
   );
 }
 

@@ -1,5 +1,5 @@
 // The contact form without JavaScript: a plain HTML post, the outcome inline
-// in a live region, the page back at #contact, fields empty after success and
+// in a live region, the page back at the outcome, fields empty after success and
 // still filled after failure, and no resend on reload.
 import {
   expect,
@@ -14,7 +14,7 @@ import {
   test,
 } from "./fixtures";
 
-test("success: the status inline at #contact, fields empty, and a reload sends nothing", async ({
+test("success: the status inline at the outcome, fields empty, and a reload sends nothing", async ({
   page,
   fake,
   mark,
@@ -23,7 +23,7 @@ test("success: the status inline at #contact, fields empty, and a reload sends n
   await fillForm(page, message(mark));
   await sendAndConfirm(page, message(mark));
 
-  await expect(page).toHaveURL(/\/#contact$/);
+  await expect(page).toHaveURL(/\/#contact-outcome$/);
   const status = page.locator("#contact [role=status]");
   await expect(status.getByText(SENT.title, { exact: true })).toBeVisible();
   await expect(status.getByText(SENT.text, { exact: true })).toBeVisible();
@@ -36,13 +36,13 @@ test("success: the status inline at #contact, fields empty, and a reload sends n
   expect(await fake.requests(mark)).toHaveLength(1);
 });
 
-test("failure: the alert inline at #contact, every field still filled", async ({ page, fake, mark }) => {
+test("failure: the alert inline at the outcome, every field still filled", async ({ page, fake, mark }) => {
   await fake.setMode({ kind: "status", status: 422 }, mark);
   await page.goto("/");
   await fillForm(page, message(mark));
   await sendAndConfirm(page, message(mark));
 
-  await expect(page).toHaveURL(/#contact$/);
+  await expect(page).toHaveURL(/\/\?index#contact-outcome$/);
   const alert = page.locator("#contact [role=alert]");
   await expect(alert.getByText(FAILED.title, { exact: true })).toBeVisible();
   await expect(alert.getByText(FAILED.text, { exact: true })).toBeVisible();
@@ -62,7 +62,7 @@ test("a field error from the server, next to the field, the rest kept, nothing s
   await fillForm(page, { ...message(mark), subject: "   ", message: `Still here ${mark}` });
   await sendButton(page).click();
 
-  await expect(page).toHaveURL(/#contact$/);
+  await expect(page).toHaveURL(/\/\?index#contact-outcome$/);
   const subject = field(page, "subject");
   await expect(subject).toHaveAttribute("aria-invalid", "true");
   await expect(page.locator(`#${await subject.getAttribute("aria-describedby")}`)).toHaveText(

@@ -135,7 +135,7 @@ describe("the action under arbitrary input", () => {
 
         if (result.kind === "redirect") {
           expect(result.status).toBe(303);
-          expect(result.location).toBe("/#contact");
+          expect(result.location).toBe("/#contact-outcome");
           expect(valid).toBe(true);
         } else {
           const { status, data } = expectFailure(result);

@@ -39,7 +39,7 @@ describe("a valid message", () => {
     const response = expectRedirect(await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "" })));
 
     expect(response.status).toBe(303);
-    expect(response.location).toBe("/#contact");
+    expect(response.location).toBe("/#contact-outcome");
     expect(fake.requests).toHaveLength(1);
     const [sent] = fake.requests;
     expect(sent!.method).toBe("POST");
@@ -310,7 +310,7 @@ describe("guards", () => {
       await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "https://spam.example" })),
     );
     expect(response.status).toBe(303);
-    expect(response.location).toBe("/#contact");
+    expect(response.location).toBe("/#contact-outcome");
     expect(response.headers["Set-Cookie"]).toMatch(/^contact_flash=/);
     expect(fake.requests).toHaveLength(0);
     expect(events).toEqual([{ outcome: "dropped", reason: "honeypot" }]);

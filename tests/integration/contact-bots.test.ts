@@ -163,7 +163,7 @@ describe("bots", { timeout: 60_000 }, () => {
       const values = { ...message(`patient${i}`, `${links} ${i}`), altcha: proof.payload };
       const answer = await post(values, browserLike(client));
       expect(answer.status).toBe(303);
-      expect(answer.location).toBe("/#contact");
+      expect(answer.location).toBe("/#contact-outcome");
     }
     expect(fake.requests).toHaveLength(0);
     expect(spamFiles()).toBe(before + 3);

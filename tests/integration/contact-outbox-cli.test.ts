@@ -3,7 +3,7 @@
 // Needs `npm run build` first.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, readdir, rename, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, expect, it, vi } from "vitest";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
@@ -61,6 +61,39 @@ it("list shows each undelivered message's time, sender, subject and reason, neve
   expect(lines[3]).toBe(`3 undelivered message(s) in ${path.join(scratch.outbox, "undelivered")}`);
   expect(stdout).not.toContain(VALID.message);
   expect(scratch.fake.requests).toHaveLength(0);
+});
+
+// Marks, zero-width characters and controls in a kept name or subject once reached the owner's terminal raw.
+it("list and spam list print a kept message's hidden and control characters as escapes, none raw", async () => {
+  const hidden = "\u200f\u061c\u200b\u2060";
+  const entry = {
+    lib_version: "4.4.1",
+    template_params: {
+      name: `Ada${hidden}\u001b[2J Lovelace`,
+      from_email: "ada\u200b@example.com",
+      subject: `Invoice\u009b31m ${hidden}paid`,
+      message: "Never shown",
+      to_name: OWNER,
+    },
+    time: "2026-11-20T10:00:00.000Z",
+    reason: "suspected_spam",
+    upstreamStatus: 0,
+    uncertain: false,
+    signals: ["link_in_name\u200e"],
+  };
+  for (const folder of ["undelivered", "spam"]) {
+    await mkdir(path.join(scratch.outbox, folder), { recursive: true });
+    await writeFile(path.join(scratch.outbox, folder, "hidden.json"), JSON.stringify(entry));
+  }
+  const escaped = "\\u{200F}\\u{61C}\\u{200B}\\u{2060}";
+  for (const args of [["list"], ["spam", "list"]]) {
+    const { code, stdout } = await cli(args);
+    expect(code, args.join(" ")).toBe(0);
+    expect(stdout.split("\n")[0]).toContain(
+      `Ada${escaped}\\u{1B}[2J Lovelace <ada\\u{200B}@example.com>  "Invoice\\u{9B}31m ${escaped}paid"  (suspected_spam: link_in_name\\u{200E})  hidden.json`,
+    );
+    expect(stdout.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+  }
 });
 
 it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the folder", async () => {

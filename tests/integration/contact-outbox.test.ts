@@ -23,7 +23,7 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
   });
   const response = expectRedirect(await run(formRequest(VALID)));
   expect(response.status).toBe(303);
-  expect(response.location).toBe("/#contact");
+  expect(response.location).toBe("/#contact-outcome");
   expectRedirect(await run(formRequest({ ...VALID, subject: "Second" })));
 
   const files = (await readdir(path.join(scratch.outbox, "mail"))).sort();

@@ -47,7 +47,7 @@ describe("SIGTERM", () => {
 
     const response = await submission;
     expect(response.status).toBe(303);
-    expect(response.headers.get("Location")).toBe("/#contact");
+    expect(response.headers.get("Location")).toBe("/#contact-outcome");
     expect(await exit).toBe(0);
     expect(fake.requests).toHaveLength(1);
     expect(app.output()).toContain("[shutdown] SIGTERM");

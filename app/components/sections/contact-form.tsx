@@ -8,6 +8,7 @@ import {
   FIELD_BOUNDS,
   CONFIRMATION_FIELD,
   HONEYPOT_FIELD,
+  OUTCOME_ID,
   PROOF_FIELD,
   outcomeText,
   type ContactField,
@@ -132,7 +133,7 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
       <fetcher.Form
         ref={formRef}
         method="post"
-        action="/?index#contact"
+        action={`/?index#${OUTCOME_ID}`}
         onSubmit={onSubmit}
         onFocus={() => {
           if (!validate.current)
@@ -142,7 +143,7 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
         onInput={(event) => clearError((event.target as HTMLInputElement).name)}
         className="space-y-5"
       >
-        {confirmation ? <ConfirmNotice /> : null}
+        {confirmation ? <ConfirmNotice /> : fetcher.data ? null : <InlineOutcome outcome={serverOutcome} />}
         <div className="grid gap-5 sm:grid-cols-2">
           <Field label="Name" name="name" error={fieldErrors.name}>
             <input {...field("name")} type="text" autoComplete="name" />
@@ -168,7 +169,6 @@ export function ContactForm({ serverOutcome }: { serverOutcome: ContactOutcome |
             {busy ? "Sending..." : "Send Message"}
           </button>
         </div>
-        {fetcher.data || confirmation ? null : <InlineOutcome outcome={serverOutcome} />}
       </fetcher.Form>
       {toasts.length > 0 ? (
         <Suspense fallback={null}>
@@ -208,13 +208,35 @@ function Field({
   );
 }
 
+/** Where a plain post lands: its fragment scrolls to it and focuses it (decision 043). */
+function Notice({
+  role,
+  className,
+  children,
+}: {
+  role: "status" | "alert";
+  className: string;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      id={OUTCOME_ID}
+      tabIndex={-1}
+      role={role}
+      className={cn("scroll-mt-24 rounded-md border p-4 text-sm", className)}
+    >
+      {children}
+    </div>
+  );
+}
+
 /** Asks for a second press when the first carried no proof (decision 029). */
 function ConfirmNotice() {
   return (
-    <div role="status" className="rounded-md border border-primary/40 bg-primary/10 p-4 text-sm">
+    <Notice role="status" className="border-primary/40 bg-primary/10">
       <p className="font-semibold">{CONFIRM_TEXT.title}</p>
       <p className="mt-1 text-foreground">{CONFIRM_TEXT.description}</p>
-    </div>
+    </Notice>
   );
 }
 
@@ -222,16 +244,13 @@ function InlineOutcome({ outcome }: { outcome: ContactOutcome | null }) {
   if (!outcome) return null;
   const { title, description, detail } = outcomeText(outcome);
   return (
-    <div
+    <Notice
       role={outcome.ok ? "status" : "alert"}
-      className={cn(
-        "rounded-md border p-4 text-sm",
-        outcome.ok ? "border-success/40 bg-success/10" : "border-destructive/50 bg-destructive/10",
-      )}
+      className={outcome.ok ? "border-success/40 bg-success/10" : "border-destructive/50 bg-destructive/10"}
     >
       <p className={cn("font-semibold", outcome.ok ? "text-success" : "text-destructive")}>{title}</p>
       <p className="mt-1 text-foreground">{description}</p>
       {detail ? <p className="mt-1 text-foreground">{detail}</p> : null}
-    </div>
+    </Notice>
   );
 }
