@@ -39,7 +39,6 @@ export const STORED_PER_CLIENT = { max: 3, windowSeconds: DAY };
 const STORED_PER_NETWORK = { max: 10, windowSeconds: DAY };
 const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
 const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
-export const MAILED_PER_NETWORK = { max: 10, windowSeconds: DAY };
 
 async function consume(
   limit: RateLimiterAbstract,
@@ -64,7 +63,10 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
   const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
   const spamByNetwork = allowance(STORED_PER_NETWORK, "contact-spam-network");
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
-  const mailedByNetwork = allowance(MAILED_PER_NETWORK, "contact-mailed-network");
+  const mailedByNetwork = allowance(
+    { max: config.networkDailyLimit, windowSeconds: DAY },
+    "contact-mailed-network",
+  );
 
   const store =
     (byClient: typeof storedByClient, byNetwork: typeof storedByNetwork, client: string) =>

@@ -19,6 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pacing {
   const intervalMs = Math.ceil((1_000 / maxPerSecond) * MARGIN);
+  const graceMs = Math.min(BACKGROUND_GRACE_MS, Math.ceil(intervalMs / 4));
   let freeAt = 0;
   let redisAwayUntil = 0;
 
@@ -58,9 +59,7 @@ export function createPacing(maxPerSecond: number, redis: RedisLink | null): Pac
         const wait = await tryTake();
         if (wait === 0) return true;
         const next =
-          who === "visitor"
-            ? Math.min(wait, VISITOR_POLL_MS)
-            : Math.min(wait + BACKGROUND_GRACE_MS, BACKGROUND_POLL_MS);
+          who === "visitor" ? Math.min(wait, VISITOR_POLL_MS) : Math.min(wait + graceMs, BACKGROUND_POLL_MS);
         if (Date.now() + wait > deadline) return false;
         await sleep(next);
       }

@@ -8,6 +8,8 @@ export type RelayLimits = {
   providerProbeSeconds: number;
   keepDays: number;
   waitingAlertMinutes: number;
+  /** Mails a day from one network (an IPv4 /24, an IPv6 /48); the rest wait for the owner. */
+  networkDailyLimit: number;
 };
 
 export const relayLimitsEnv = {
@@ -21,6 +23,7 @@ export const relayLimitsEnv = {
   CONTACT_PROVIDER_PROBE_SECONDS: intInRange(600, 1, 86_400),
   CONTACT_KEEP_DAYS: intInRange(30, 1, 3_650),
   CONTACT_WAITING_ALERT_MINUTES: intInRange(60, 1, 10_080),
+  CONTACT_NETWORK_DAILY_LIMIT: intInRange(10, 1, 1_000_000),
 };
 
 type RelayEnv = z.output<z.ZodObject<typeof relayLimitsEnv>>;
@@ -37,5 +40,6 @@ export function relayLimits(e: RelayEnv): RelayLimits {
     providerProbeSeconds: e.CONTACT_PROVIDER_PROBE_SECONDS,
     keepDays: e.CONTACT_KEEP_DAYS,
     waitingAlertMinutes: e.CONTACT_WAITING_ALERT_MINUTES,
+    networkDailyLimit: e.CONTACT_NETWORK_DAILY_LIMIT,
   };
 }

@@ -28,6 +28,7 @@ export default async function globalSetup() {
       EMAILJS_MAX_PER_SECOND: "1000",
       CONTACT_DAILY_SEND_LIMIT: "100000",
       CONTACT_MONTHLY_SEND_LIMIT: "100000",
+      CONTACT_NETWORK_DAILY_LIMIT: "100000",
       CONTACT_BLOCKLIST: `@${BLOCKED_DOMAIN}`,
       // The real proof and confirmation, without their minimum times: these tests fill the form at once
       // (people's timing: tests/integration/contact-bots.test.ts).

@@ -107,8 +107,9 @@ describe("redelivery", { timeout: 60_000 }, () => {
   it("a message that may have been delivered waits longer before it is sent again, and outbox list says so", async () => {
     fake.setMode({ kind: "status", status: 500, body: "Internal error" }, "Maybe sent");
     fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "Surely not");
-    expect(await post(replicas[0]!, "Maybe sent", "203.0.113.20")).toBe(502);
+    // Before the post: the message is kept, with its time, before the answer comes back.
     const failedAt = performance.now();
+    expect(await post(replicas[0]!, "Maybe sent", "203.0.113.20")).toBe(502);
     expect(await post(replicas[1]!, "Surely not", "203.0.113.21")).toBe(502);
 
     const listed = await runOutboxCli(["list"], env());

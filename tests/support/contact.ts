@@ -71,6 +71,7 @@ export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Re
     EMAILJS_MAX_PER_SECOND: "100",
     CONTACT_DAILY_SEND_LIMIT: "1000000",
     CONTACT_MONTHLY_SEND_LIMIT: "1000000",
+    CONTACT_NETWORK_DAILY_LIMIT: "1000000",
     ...extra,
   };
 }
