@@ -16,7 +16,7 @@ import {
   replayRuntimeStage,
   type ReplayedImage,
 } from "../support/docker/runtime-stage";
-import { ROOT } from "../support/app-server";
+import { ROOT, answering } from "../support/app-server";
 import { fetchProof, notBefore } from "../support/proof";
 import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
 import { freePort } from "../support/free-port";
@@ -64,17 +64,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     server.stdout!.on("data", (chunk) => (log += chunk));
     server.stderr!.on("data", (chunk) => (log += chunk));
     exited = new Promise((resolve) => server.once("exit", resolve));
-    for (let tries = 0; ; tries++) {
-      if (server.exitCode !== null)
-        throw new Error(`the image's CMD exited with ${server.exitCode}:\n${log}`);
-      const up = await fetch(`${url}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (up) break;
-      if (tries > 300) throw new Error(`the image's CMD did not become healthy:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await answering(`${url}/healthz`, "the image's CMD", server, () => log);
   }, 240_000);
 
   afterAll(async () => {
