@@ -18,7 +18,7 @@ import {
 } from "../support/docker/runtime-stage";
 import { ROOT, answering } from "../support/app-server";
 import { fetchProof, notBefore } from "../support/proof";
-import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { BROWSER_HEADERS, VALID, postForm } from "../support/contact";
 import { freePort } from "../support/free-port";
 
 const imageMajor = /^node:(\d+)-/.exec(readDockerfile()[0]!.base)?.[1];
@@ -136,12 +136,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     const headers = { ...BROWSER_HEADERS, Origin: url };
     const proof = await fetchProof(url, headers);
     await notBefore(proof.issuedAt, 3);
-    const response = await fetch(`${url}/?index`, {
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
-      body: formBody({ ...VALID, altcha: proof.payload }),
-      redirect: "manual",
-    });
+    const response = await postForm(`${url}/?index`, { ...VALID, altcha: proof.payload }, headers);
     expect(response.status).toBe(303);
     expect(readdirSync(join(image.dir, "outbox")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
   }, 15_000);

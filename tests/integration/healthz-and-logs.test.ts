@@ -11,7 +11,7 @@ import { startAppServer, type AppServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { startRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
 const secrets = () =>
@@ -40,11 +40,7 @@ afterAll(async () => {
 });
 
 const post = (values: Record<string, string>) =>
-  fetch(`${relay.url}/_root.data?index`, {
-    method: "POST",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(values),
-  }).then((response) => response.text());
+  postForm(`${relay.url}/_root.data?index`, values).then((response) => response.text());
 
 const health = async (url = relay.url): Promise<unknown> => (await fetch(`${url}/healthz`)).json();
 beforeEach(() => fake.reset());
@@ -104,12 +100,7 @@ describe("/healthz with REDIS_URL and no Redis there", () => {
         rateLimit: "memory",
         redis: "down",
       });
-      const sent = await fetch(`${app.url}/?index`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-        body: formBody(VALID),
-      });
+      const sent = await postForm(`${app.url}/?index`, VALID);
       expect(sent.status).toBe(303);
       await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed reconnects
       expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
