@@ -2,13 +2,13 @@
 // server writes to its log: one line per request, one JSON line per contact
 // outcome, never a message body, an address or a key.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { freePort } from "../support/free-port";
 import { startRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
 import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
@@ -86,9 +86,22 @@ describe("/healthz", () => {
   }, 60_000);
 });
 
+/** Where Redis would be, a listener that hangs up at once: each connection is one try to reach Redis. */
+async function hangingUp() {
+  let tries = 0;
+  const server = createServer((socket) => {
+    tries++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, tries: () => tries, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 describe("/healthz with REDIS_URL and no Redis there", () => {
   it("starts, stays 200, names the in-memory limit, and says so once without the URL's password", async () => {
-    const url = `redis://:redis_SECRET_pw@127.0.0.1:${await freePort()}`;
+    const noRedis = await hangingUp();
+    const url = `redis://:redis_SECRET_pw@127.0.0.1:${noRedis.port}`;
     const app = await startAppServer({
       env: { REDIS_URL: url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
     });
@@ -102,13 +115,15 @@ describe("/healthz with REDIS_URL and no Redis there", () => {
       });
       const sent = await postForm(`${app.url}/?index`, VALID);
       expect(sent.status).toBe(303);
-      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed reconnects
+      const before = noRedis.tries();
+      await until(() => noRedis.tries() >= before + 3, "three more tries to reach Redis");
       expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
         1,
       );
       expect(app.output() + body).not.toContain("redis_SECRET_pw");
     } finally {
       await app.stop();
+      await noRedis.close();
     }
   }, 60_000);
 });
