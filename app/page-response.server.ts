@@ -69,9 +69,6 @@ const kept = new LRUCache<string, Page>({ max: 32 });
 /** Under `npm run dev` an edited component changes the page but not its key (decision 031). */
 const KEEPS_PAGES = process.env.NODE_ENV !== "development";
 
-type Asked = { "accept-encoding"?: string; "if-none-match"?: string; "cache-control"?: string };
-type Reply = { status: number; headers: Record<string, string>; body: Buffer<ArrayBuffer> | null };
-
 export async function pageResponse(
   request: Request,
   status: number,
@@ -88,41 +85,26 @@ export async function pageResponse(
     page = new Page(rendered.html, rendered.status, keep);
     if (keep) kept.set(key, page);
   }
-  const {
-    status: answered,
-    headers: own,
-    body,
-  } = reply(page, cacheControl(request, page.status, headers), {
-    "accept-encoding": request.headers.get("Accept-Encoding") ?? undefined,
-    "if-none-match": request.headers.get("If-None-Match") ?? undefined,
-    "cache-control": request.headers.get("Cache-Control") ?? undefined,
-  });
-  for (const [name, value] of Object.entries(own)) {
-    if (name === "Vary") headers.append(name, value);
-    else headers.set(name, value);
-  }
-  return new Response(body, { status: answered, headers });
-}
-
-function reply(page: Page, policy: string, asked: Asked): Reply {
   // Nothing acceptable (`*;q=0`, `identity;q=0`): the plain page all the same (decision 028).
   const encoding =
     (new Negotiator({
-      headers: { "accept-encoding": asked["accept-encoding"] ?? "identity" },
+      headers: { "accept-encoding": request.headers.get("Accept-Encoding") ?? "identity" },
     }).encoding(ENCODINGS) as Encoding | undefined) ?? "identity";
   const etag = page.etag(encoding);
-  const headers: Record<string, string> = {
-    "Content-Type": "text/html; charset=utf-8",
-    "Content-Security-Policy": page.policy,
-    "Cache-Control": policy,
-    Vary: "Cookie, Accept-Encoding",
-    ETag: etag,
+  headers.set("Cache-Control", cacheControl(request, page.status, headers));
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  headers.set("Content-Security-Policy", page.policy);
+  headers.append("Vary", "Cookie, Accept-Encoding");
+  headers.set("ETag", etag);
+  const asked = {
+    "if-none-match": request.headers.get("If-None-Match") ?? undefined,
+    "cache-control": request.headers.get("Cache-Control") ?? undefined,
   };
-  if (page.status === 200 && fresh(asked, { etag })) return { status: 304, headers, body: null };
+  if (page.status === 200 && fresh(asked, { etag })) return new Response(null, { status: 304, headers });
   const body = page.body(encoding);
-  if (encoding !== "identity") headers["Content-Encoding"] = encoding;
-  headers["Content-Length"] = String(body.length);
-  return { status: page.status, headers, body };
+  if (encoding !== "identity") headers.set("Content-Encoding", encoding);
+  headers.set("Content-Length", String(body.length));
+  return new Response(body, { status: page.status, headers });
 }
 
 function cacheControl(request: Request, status: number, headers: Headers) {

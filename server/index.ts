@@ -7,10 +7,11 @@ import { installGlobals, type ServerBuild, type ServerEntryModule } from "@remix
 import compression from "compression";
 import express, { type ErrorRequestHandler } from "express";
 import morgan from "morgan";
+import proxyAddr from "proxy-addr";
 import type { ViteDevServer } from "vite";
 import type { startContactRedelivery } from "../app/entry.server";
 import { logRefusal } from "./log";
-import { requestChecks } from "./request-checks";
+import { requestChecks, type TrustProxy } from "./request-checks";
 import { securityHeaders } from "./security-headers";
 import { drainOnSignal } from "./shutdown";
 
@@ -46,9 +47,12 @@ const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? develo
 app.disable("x-powered-by");
 // Nothing reads req.query (Remix reads the URL): no qs parse for "/?index" posts and the like.
 app.set("query parser", false);
-app.set("trust proxy", trustProxy);
+// One rule, compiled as Express compiles the setting, for req.ip, req.protocol and the checks (decision 034).
+const trusted: TrustProxy =
+  typeof trustProxy === "number" ? (_address, hop) => hop < trustProxy : proxyAddr.compile(trustProxy);
+app.set("trust proxy", trusted);
 app.use(securityHeaders);
-app.use(requestChecks(loadBuild));
+app.use(requestChecks(loadBuild, trusted));
 // A page, with its strong ETag, comes encoded already (decision 027).
 app.use(
   compression({

@@ -7,10 +7,20 @@ import { logRefusal } from "./log";
 const READ_ONLY = ["GET", "HEAD"];
 const WITH_POST = [...READ_ONLY, "POST"];
 
+/** Express's `trust proxy` as a function: whether the `hop`-th address back is a proxy to believe. */
+export type TrustProxy = (address: string, hop: number) => boolean;
+
 // What Remix would not refuse cleanly, refused before it runs (decisions 020, 028).
-export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild>): RequestHandler {
+export function requestChecks(
+  loadBuild: () => ServerBuild | Promise<ServerBuild>,
+  trustProxy: TrustProxy,
+): RequestHandler {
   return (req, res, next) => {
-    const pathname = parsePathname(req);
+    // Express 4's req.hostname believes it by the same rule, but drops the port the Origin is compared with.
+    const forwardedHost = trustProxy(req.socket.remoteAddress ?? "", 0)
+      ? req.get("x-forwarded-host")
+      : undefined;
+    const pathname = parsePathname(req, forwardedHost);
     if (pathname === null) {
       logRefusal(400, "malformed_url", req);
       res.status(400).type("text/plain").send("Bad request: the URL or Host header is malformed.");
@@ -49,7 +59,7 @@ export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild
           .send(`Method ${req.method} not allowed.`);
         return;
       }
-      res.locals.crossSite = req.method === "POST" && isCrossSite(req);
+      res.locals.crossSite = req.method === "POST" && isCrossSite(req, forwardedHost);
       res.locals.sentOrigin = req.get("origin") !== undefined;
       // Remix would judge it again, for HEAD data requests too, and throw.
       delete req.headers.origin;
@@ -66,8 +76,8 @@ export function requestChecks(loadBuild: () => ServerBuild | Promise<ServerBuild
 const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-function parsePathname(req: ExpressRequest): string | null {
-  const host = forwardedHost(req) || req.get("host");
+function parsePathname(req: ExpressRequest, forwardedHost: string | undefined): string | null {
+  const host = forwardedHost || req.get("host");
   if (!host || !HOST.test(host.split(",")[0]!.trim())) return null;
   if (req.protocol !== "http" && req.protocol !== "https") return null;
   if (!req.originalUrl.startsWith("/")) return null;
@@ -113,13 +123,8 @@ function routePath(pathname: string) {
   return pathname.replace(/\.data$/, "");
 }
 
-function forwardedHost(req: ExpressRequest): string | undefined {
-  const trusted = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
-  return trusted(req.socket.remoteAddress ?? "", 0) ? req.get("x-forwarded-host") : undefined;
-}
-
 // No Origin (scripts, old browsers) passes: the guards still apply. A malformed one is another site.
-function isCrossSite(req: ExpressRequest): boolean {
+function isCrossSite(req: ExpressRequest, forwardedHost: string | undefined): boolean {
   const origin = req.get("origin");
   if (origin === undefined) return false;
   let source: URL;
@@ -130,7 +135,7 @@ function isCrossSite(req: ExpressRequest): boolean {
   }
   // Browsers send the serialized origin, scheme included (decision 028).
   if (source.origin !== origin || source.protocol !== `${req.protocol}:`) return true;
-  const target = (forwardedHost(req)?.split(",")[0]?.trim() || req.get("host") || "").toLowerCase();
+  const target = (forwardedHost?.split(",")[0]?.trim() || req.get("host") || "").toLowerCase();
   const defaultPort = req.protocol === "https" ? ":443" : ":80";
   return source.host !== (target.endsWith(defaultPort) ? target.slice(0, -defaultPort.length) : target);
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONFIRM_TEXT, OUTCOME_TEXT } from "~/contact/contract";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
-import { BROWSER_HEADERS, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { waitForHydration } from "../support/hydration";
 import { fetchProof, notBefore } from "../support/proof";
@@ -63,12 +63,7 @@ function message(mark: string, text = `Hello, I would like to talk about a proje
 type Post = { status: number; text: string; location: string | null };
 
 async function post(values: Record<string, string>, headers: Record<string, string>): Promise<Post> {
-  const response = await fetch(`${app.url}/?index`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
-    body: formBody(values),
-    redirect: "manual",
-  });
+  const response = await postForm(`${app.url}/?index`, values, headers);
   return { status: response.status, text: await response.text(), location: response.headers.get("location") };
 }
 

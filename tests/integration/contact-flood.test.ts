@@ -8,7 +8,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
 
@@ -59,16 +59,11 @@ async function post(
   values: Record<string, string> = {},
   i = 0,
 ): Promise<Answer> {
-  const response = await fetch(`${replicas[i % replicas.length]!.url}/?index`, {
-    method: "POST",
-    headers: {
-      ...BROWSER_HEADERS,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "X-Forwarded-For": client,
-    },
-    body: formBody({ ...VALID, subject, message: `${VALID.message} ${subject}`, ...values }),
-    redirect: "manual",
-  });
+  const response = await postForm(
+    `${replicas[i % replicas.length]!.url}/?index`,
+    { ...VALID, subject, message: `${VALID.message} ${subject}`, ...values },
+    { ...BROWSER_HEADERS, "X-Forwarded-For": client },
+  );
   return { status: response.status, text: await response.text() };
 }
 

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { VALID, relayEnv, postForm } from "../support/contact";
 
 let fake: EmailJsFake;
 let app: AppServer;
@@ -26,12 +26,7 @@ it("a 200 with a 200 MB body: the visitor gets the success in normal time, the s
   const before = rssMb();
   fake.setMode({ kind: "streamed", status: 200, bytes: 200 * 1024 * 1024, overMs: 0 });
   const started = performance.now();
-  const answer = await fetch(`${app.url}/?index`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(VALID),
-  });
+  const answer = await postForm(`${app.url}/?index`, VALID);
   const tookMs = performance.now() - started;
   const grewMb = rssMb() - before;
   console.log(

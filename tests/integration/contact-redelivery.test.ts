@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { undeliveredFileName } from "~/contact/store.server";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 
@@ -46,16 +46,11 @@ const kept = async () => {
 
 /** A visitor's post to one replica, from an address of its own. */
 async function post(replica: AppServer, subject: string, client: string) {
-  const response = await fetch(`${replica.url}/?index`, {
-    method: "POST",
-    headers: {
-      ...BROWSER_HEADERS,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "X-Forwarded-For": client,
-    },
-    body: formBody({ ...VALID, subject, message: `${VALID.message} ${subject}` }),
-    redirect: "manual",
-  });
+  const response = await postForm(
+    `${replica.url}/?index`,
+    { ...VALID, subject, message: `${VALID.message} ${subject}` },
+    { ...BROWSER_HEADERS, "X-Forwarded-For": client },
+  );
   return response.status;
 }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { OUTCOME_TEXT } from "~/contact/contract";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { waitForHydration } from "../support/hydration";
-import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { BROWSER_HEADERS, VALID, formBody, postForm } from "../support/contact";
 import { raw } from "../support/raw-http";
 import { useAppServer } from "../support/use-app-server";
 
@@ -20,13 +20,7 @@ const server = useAppServer({
   },
 });
 
-const post = (path: string) =>
-  fetch(`${server.app.url}${path}`, {
-    method: "POST",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(VALID),
-    redirect: "manual",
-  });
+const post = (path: string) => postForm(`${server.app.url}${path}`, VALID);
 
 describe("a throttled post", () => {
   it("without JavaScript: the page with the typed text, 429 and Retry-After", async () => {

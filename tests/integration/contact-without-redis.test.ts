@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { fetchProof, notBefore } from "../support/proof";
 
@@ -36,16 +36,10 @@ const startTwo = async (extra: Record<string, string> = {}) => {
 };
 
 function post(replica: AppServer, client: string, values: Record<string, string>) {
-  return fetch(`${replica.url}/?index`, {
-    method: "POST",
-    headers: {
-      ...BROWSER_HEADERS,
-      Origin: replica.url,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "X-Forwarded-For": client,
-    },
-    body: formBody(values),
-    redirect: "manual",
+  return postForm(`${replica.url}/?index`, values, {
+    ...BROWSER_HEADERS,
+    Origin: replica.url,
+    "X-Forwarded-For": client,
   }).then((response) => response.status);
 }
 

@@ -16,9 +16,9 @@ import {
   replayRuntimeStage,
   type ReplayedImage,
 } from "../support/docker/runtime-stage";
-import { ROOT } from "../support/app-server";
+import { ROOT, answering } from "../support/app-server";
 import { fetchProof, notBefore } from "../support/proof";
-import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { BROWSER_HEADERS, VALID, postForm } from "../support/contact";
 import { freePort } from "../support/free-port";
 
 const imageMajor = /^node:(\d+)-/.exec(readDockerfile()[0]!.base)?.[1];
@@ -64,17 +64,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     server.stdout!.on("data", (chunk) => (log += chunk));
     server.stderr!.on("data", (chunk) => (log += chunk));
     exited = new Promise((resolve) => server.once("exit", resolve));
-    for (let tries = 0; ; tries++) {
-      if (server.exitCode !== null)
-        throw new Error(`the image's CMD exited with ${server.exitCode}:\n${log}`);
-      const up = await fetch(`${url}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (up) break;
-      if (tries > 300) throw new Error(`the image's CMD did not become healthy:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await answering(`${url}/healthz`, "the image's CMD", server, () => log);
   }, 240_000);
 
   afterAll(async () => {
@@ -146,12 +136,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     const headers = { ...BROWSER_HEADERS, Origin: url };
     const proof = await fetchProof(url, headers);
     await notBefore(proof.issuedAt, 3);
-    const response = await fetch(`${url}/?index`, {
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
-      body: formBody({ ...VALID, altcha: proof.payload }),
-      redirect: "manual",
-    });
+    const response = await postForm(`${url}/?index`, { ...VALID, altcha: proof.payload }, headers);
     expect(response.status).toBe(303);
     expect(readdirSync(join(image.dir, "outbox")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
   }, 15_000);

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 import { useRelayServer } from "../support/relay-server";
 
 const relay = useRelayServer({ CONTACT_RATE_LIMIT_MAX: "1000", TRUST_PROXY: "1" });
@@ -83,12 +83,7 @@ const VIA_PROXY = { ...BROWSER_HEADERS, "X-Forwarded-Proto": "https", "X-Forward
 const get = (path: string, headers: Record<string, string> = VIA_PROXY) =>
   fetch(`${relay.app.url}${path}`, { headers, redirect: "manual" });
 const post = (path: string, values: Record<string, string>) =>
-  fetch(`${relay.app.url}${path}`, {
-    method: "POST",
-    headers: { ...VIA_PROXY, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(values),
-    redirect: "manual",
-  });
+  postForm(`${relay.app.url}${path}`, values, VIA_PROXY);
 
 describe("pages", () => {
   it("/ has every header, the same policy on every response", async () => {

@@ -2,16 +2,16 @@
 // server writes to its log: one line per request, one JSON line per contact
 // outcome, never a message body, an address or a key.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { freePort } from "../support/free-port";
 import { startRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 
 const PRIVATE_KEY = "private_test_SECRET_000";
 const secrets = () =>
@@ -40,11 +40,7 @@ afterAll(async () => {
 });
 
 const post = (values: Record<string, string>) =>
-  fetch(`${relay.url}/_root.data?index`, {
-    method: "POST",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(values),
-  }).then((response) => response.text());
+  postForm(`${relay.url}/_root.data?index`, values).then((response) => response.text());
 
 const health = async (url = relay.url): Promise<unknown> => (await fetch(`${url}/healthz`)).json();
 beforeEach(() => fake.reset());
@@ -90,9 +86,22 @@ describe("/healthz", () => {
   }, 60_000);
 });
 
+/** Where Redis would be, a listener that hangs up at once: each connection is one try to reach Redis. */
+async function hangingUp() {
+  let tries = 0;
+  const server = createServer((socket) => {
+    tries++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, tries: () => tries, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 describe("/healthz with REDIS_URL and no Redis there", () => {
   it("starts, stays 200, names the in-memory limit, and says so once without the URL's password", async () => {
-    const url = `redis://:redis_SECRET_pw@127.0.0.1:${await freePort()}`;
+    const noRedis = await hangingUp();
+    const url = `redis://:redis_SECRET_pw@127.0.0.1:${noRedis.port}`;
     const app = await startAppServer({
       env: { REDIS_URL: url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
     });
@@ -104,20 +113,17 @@ describe("/healthz with REDIS_URL and no Redis there", () => {
         rateLimit: "memory",
         redis: "down",
       });
-      const sent = await fetch(`${app.url}/?index`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-        body: formBody(VALID),
-      });
+      const sent = await postForm(`${app.url}/?index`, VALID);
       expect(sent.status).toBe(303);
-      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed reconnects
+      const before = noRedis.tries();
+      await until(() => noRedis.tries() >= before + 3, "three more tries to reach Redis");
       expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
         1,
       );
       expect(app.output() + body).not.toContain("redis_SECRET_pw");
     } finally {
       await app.stop();
+      await noRedis.close();
     }
   }, 60_000);
 });

@@ -193,7 +193,12 @@ describe("routes that take no such request", () => {
         expect(answer.body).toContain("<title>405 Method Not Allowed</title>");
         expect(answer.body).not.toContain("Unexpected Application Error");
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A request after it, once logged, marks that all this one logs is written.
+      const after = `/healthz?after=${encodeURIComponent(path)}`;
+      expect((await raw("GET", after, { Host: `127.0.0.1:${relay.app.port}` })).status).toBe(200);
+      await expect
+        .poll(() => relay.app.output().slice(from), { timeout: 10_000 })
+        .toContain(`GET ${after} 200`);
       const log = relay.app.output().slice(from);
       expect(log).not.toMatch(/Error:|\n\s+at /);
       expect(relay.fake.requests).toHaveLength(0);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS } from "../support/contact";
+import { BROWSER_HEADERS, postForm } from "../support/contact";
 
 const VNU_JAR = join(ROOT, "node_modules/vnu-jar/build/dist/vnu.jar");
 
@@ -64,12 +64,7 @@ describe("every document is valid HTML (W3C Nu HTML checker)", () => {
       expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
       return res.text();
     };
-    const choose = await fetch(`${app.url}/action/set-theme`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ theme: "light" }),
-      redirect: "manual",
-    });
+    const choose = await postForm(`${app.url}/action/set-theme`, { theme: "light" }, {});
     const lightCookie = choose.headers.get("Set-Cookie")!.split(";")[0]!;
     documents.dark = await page("/", { headers: BROWSER_HEADERS }, 200);
     documents.light = await page("/", { headers: { ...BROWSER_HEADERS, Cookie: lightCookie } }, 200);

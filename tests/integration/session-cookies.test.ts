@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createCookieSessionStorage } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody } from "../support/contact";
+import { VALID, postForm } from "../support/contact";
 import { OFF_SITE_REDIRECTS } from "../support/off-site-redirects";
 
 const SECRET = "integration-SESSION-secret-0123456789";
@@ -67,12 +67,7 @@ describe("with SESSION_SECRET set", () => {
 
   // `Cookie: contact_flash=InNlbnQi` once made any page say "Message Sent!".
   it("shows 'Message Sent!' after a real post, and not for a forged flash cookie", async () => {
-    const sent = await fetch(`${app.url}/?index`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...BROWSER_HEADERS },
-      body: formBody(VALID),
-      redirect: "manual",
-    });
+    const sent = await postForm(`${app.url}/?index`, VALID);
     expect(sent.status).toBe(303);
     const flash = sent.headers.get("set-cookie")!.split(";")[0]!;
     expect(await (await fetch(`${app.url}/`, { headers: { cookie: flash } })).text()).toContain(

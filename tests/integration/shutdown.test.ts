@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { VALID, relayEnv, postForm } from "../support/contact";
 import { until } from "../support/until";
 
 let fake: EmailJsFake;
@@ -92,14 +92,7 @@ describe("SIGTERM", () => {
   }, 30_000);
 });
 
-function post(url: string) {
-  return fetch(`${url}/?index`, {
-    method: "POST",
-    headers: { ...BROWSER_HEADERS, "Content-Type": "application/x-www-form-urlencoded" },
-    body: formBody(VALID),
-    redirect: "manual",
-  });
-}
+const post = (url: string) => postForm(`${url}/?index`, VALID);
 
 /** A raw connection that has sent `text`; `closed` settles when the server closes it. */
 async function openSocket(port: number, text: string) {

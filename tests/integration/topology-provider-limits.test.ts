@@ -8,7 +8,7 @@ import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME_TEXT } from "~/contact/contract";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, formBody, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
@@ -64,16 +64,11 @@ async function start(extra: Record<string, string> = {}) {
 
 /** A no-JS visitor's post to one replica from a network of its own; the status and the page. */
 async function post(i: number, subject: string) {
-  const response = await fetch(`${replicas[i % 2]!.url}/?index`, {
-    method: "POST",
-    headers: {
-      ...BROWSER_HEADERS,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "X-Forwarded-For": `10.${i % 250}.${Math.floor(i / 250)}.1`,
-    },
-    body: formBody({ ...VALID, subject, message: `${VALID.message} ${subject}` }),
-    redirect: "manual",
-  });
+  const response = await postForm(
+    `${replicas[i % 2]!.url}/?index`,
+    { ...VALID, subject, message: `${VALID.message} ${subject}` },
+    { ...BROWSER_HEADERS, "X-Forwarded-For": `10.${i % 250}.${Math.floor(i / 250)}.1` },
+  );
   return { status: response.status, page: await response.text() };
 }
 

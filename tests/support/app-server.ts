@@ -2,30 +2,19 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./free-port";
+import { untilStarted } from "./until";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SERVER = `${ROOT}build/server.js`;
 
-/**
- * Resolves once `url` answers 2xx; fails with the process's log when it
- * exits first or 30 s pass (then it is killed).
- */
-export async function answering(url: string, what: string, child: ChildProcess, log: () => string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${log()}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`${what} did not answer ${url} in 30 s:\n${log()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Resolves once `url` answers 2xx; fails with the process's log when it exits first or 30 s pass. */
+export const answering = (url: string, what: string, child: ChildProcess, log: () => string) =>
+  untilStarted(`${what} (${url})`, child, log, () =>
+    fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    ),
+  );
 
 export type AppServer = {
   url: string;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ROOT } from "./app-server";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
+import { untilStarted } from "./until";
 
 export const CADDYFILE = join(ROOT, "deploy/Caddyfile");
 
@@ -116,21 +117,19 @@ export async function startCaddy({
       outgoing.end(body);
     });
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}:\n${log}`);
-    try {
-      rootCa ||= readFileSync(rootCaPath, "utf8");
-      if ((await request("/healthz")).status === readyStatus) break;
-    } catch {
-      // no CA or no certificate yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`caddy did not answer over HTTPS in 30 s:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await untilStarted(
+    "caddy (HTTPS)",
+    child,
+    () => log,
+    async () => {
+      try {
+        rootCa ||= readFileSync(rootCaPath, "utf8");
+        return (await request("/healthz")).status === readyStatus;
+      } catch {
+        return false; // no CA or no certificate yet
+      }
+    },
+  );
 
   return {
     httpPort,

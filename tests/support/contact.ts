@@ -119,6 +119,23 @@ export function formRequest(values: FormValues, headers: Record<string, string> 
   });
 }
 
+/**
+ * The form posted over the network to `url` (the contact form's is "<origin>/?index"), urlencoded, redirects
+ * not followed. `headers` are all the others the client sends: a browser's unless the caller names them.
+ */
+export function postForm(
+  url: string,
+  values: FormValues,
+  headers: Record<string, string> = BROWSER_HEADERS,
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+    body: formBody(values),
+    redirect: "manual",
+  });
+}
+
 type Outcome<Kind extends ContactActionOutcome["kind"]> = Extract<ContactActionOutcome, { kind: Kind }>;
 
 export function expectFailure(outcome: ContactActionOutcome): Outcome<"failure"> {

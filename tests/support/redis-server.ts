@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "./binary";
 import { freePort } from "./free-port";
+import { untilStarted } from "./until";
 
 export type RedisServer = {
   url: string;
@@ -29,19 +30,21 @@ export async function startRedisServer(): Promise<RedisServer> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    child = spawn(
+    const started = spawn(
       bin,
       ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
-    child.stdout?.on("data", (chunk) => (log += chunk));
-    child.stderr?.on("data", (chunk) => (log += chunk));
-    const deadline = Date.now() + 15_000;
-    while (!(await answersPing(port))) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${log}`);
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer in 15 s:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    child = started;
+    started.stdout?.on("data", (chunk) => (log += chunk));
+    started.stderr?.on("data", (chunk) => (log += chunk));
+    await untilStarted(
+      "redis-server",
+      started,
+      () => log,
+      () => answersPing(port),
+      15_000,
+    );
   };
 
   const stop = async () => {
