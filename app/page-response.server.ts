@@ -65,9 +65,9 @@ function inlineScriptHashes(html: string): string[] {
 }
 
 /** Keyed by path and loader data, never the query (decision 015). */
-const kept = new LRUCache<string, Page>({ max: 32 });
+const cachedPages = new LRUCache<string, Page>({ max: 32 });
 /** Under `npm run dev` an edited component changes the page but not its key (decision 031). */
-const KEEPS_PAGES = process.env.NODE_ENV !== "development";
+const CACHES_PAGES = process.env.NODE_ENV !== "development";
 
 export async function pageResponse(
   request: Request,
@@ -76,14 +76,14 @@ export async function pageResponse(
   context: EntryContext,
   render: () => Promise<{ html: string; status: number }>,
 ): Promise<Response> {
-  const key = KEEPS_PAGES ? variant(request, status, headers, context) : null;
-  let page = key === null ? undefined : kept.get(key);
+  const key = CACHES_PAGES ? variant(request, status, headers, context) : null;
+  let page = key === null ? undefined : cachedPages.get(key);
   if (!page) {
     const rendered = await render();
-    // A render that failed part-way answers 500 and is never kept.
-    const keep = key !== null && rendered.status === status;
-    page = new Page(rendered.html, rendered.status, keep);
-    if (keep) kept.set(key, page);
+    // A render that failed part-way answers 500 and is never cached.
+    const cache = key !== null && rendered.status === status;
+    page = new Page(rendered.html, rendered.status, cache);
+    if (cache) cachedPages.set(key, page);
   }
   // Nothing acceptable (`*;q=0`, `identity;q=0`): the plain page all the same (decision 028).
   const encoding =
@@ -124,7 +124,7 @@ export function dataCaching(headers: Headers) {
 function variant(request: Request, status: number, headers: Headers, context: EntryContext) {
   const { actionData, errors, loaderData, matches } = context.staticHandlerContext;
   if (!isRead(request) || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;
-  // Another spelling of a page ("//", "/About") is never kept: it would push the real one out (decision 028).
+  // Another spelling of a page ("//", "/About") is never cached: it would push the real one out (decision 028).
   const pathname = new URL(request.url).pathname;
   if (pathname !== routesPath(matches)) return null;
   const data = plainJson(loaderData);
