@@ -7,7 +7,6 @@ import { logRefusal } from "./log";
 const READ_ONLY = ["GET", "HEAD"];
 const WITH_POST = [...READ_ONLY, "POST"];
 
-/** Express's `trust proxy` as a function: whether the `hop`-th address back is a proxy to believe. */
 export type TrustProxy = (address: string, hop: number) => boolean;
 
 // What Remix would not refuse cleanly, refused before it runs (decisions 020, 028).
@@ -117,7 +116,6 @@ function routeTree({ routes }: ServerBuild): RouteObject[] {
   return tree;
 }
 
-/** The page a path addresses: single fetch posts "/about" to "/about.data", and "/" to "/_root.data". */
 function routePath(pathname: string) {
   if (pathname === "/_root.data") return "/";
   return pathname.replace(/\.data$/, "");

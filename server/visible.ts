@@ -1,5 +1,4 @@
-// A visitor's text as the owner's terminal may print it: controls, format characters and line or
-// paragraph separators become `\u{…}` escapes, so nothing moves the cursor or hides (decision 042).
+// A visitor's text for the owner's terminal: invisible and control characters as `\u{…}` escapes (decision 042).
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 export function visible(text: string): string {

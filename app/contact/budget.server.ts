@@ -27,7 +27,6 @@ export type BudgetHeld = "over_daily_limit" | "over_monthly_limit";
 type Taken = { ok: true; crossed: number | null } | { ok: false; held: BudgetHeld; turnsAt: Date };
 
 export type Budget = {
-  /** One unit when both periods have room; `crossed` names a month threshold (80, 100) reached first by it. */
   take(): Promise<Taken>;
   giveBack(): Promise<void>;
   usage(): Promise<BudgetUsage>;

@@ -15,7 +15,6 @@ export const HONEYPOT_FIELD = "website";
 /** The proof of work the form sends, and the token of a no-JS confirmation (decision 029). */
 export const PROOF_FIELD = "altcha";
 export const CONFIRMATION_FIELD = "confirmation";
-/** The notice a plain post lands on: the form's action and the success redirect point at it (decision 043). */
 export const OUTCOME_ID = "contact-outcome";
 
 export type ContactFields = Record<ContactField, string>;
@@ -45,7 +44,6 @@ export type ContactFailureReason =
   | "upstream_unreachable"
   | "upstream_dropped"
   | "upstream_timeout"
-  /** The provider refuses the account until the owner acts; the message is kept (decision 047). */
   | "provider_refusing"
   | "outbox_write_failed"
   | "not_kept"

@@ -21,7 +21,6 @@ const ledgerFile = (config: AppConfig) => path.join(config.mail.stateDir, "alert
 
 export type Notify = (alert: OwnerAlert) => void;
 
-/** Sends in the background (a visitor never waits on it) and records the last alert for `outbox status`. */
 export function createNotify(
   config: AppConfig,
   log: ContactLogger,

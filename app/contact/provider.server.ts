@@ -38,7 +38,6 @@ export type Provider = {
   read(): Promise<ProviderState>;
   refusing(status: number, text: string, hint: string): Promise<boolean>;
   back(): Promise<boolean>;
-  /** While refusing: true for one caller once each `probeSeconds`, or at once when the settings changed. */
   probeDue(probeSeconds: number): Promise<boolean>;
 };
 

@@ -33,7 +33,6 @@ type SentAgain =
   | { ok: false; held: true; reason: string }
   | { ok: false; held: false; attempts: number; reason: string; status: number; uncertain: boolean };
 
-/** Marked as being sent first, so a process killed mid-send leaves it as possibly delivered. */
 export async function sendKept(
   file: string,
   entry: UndeliveredEntry,

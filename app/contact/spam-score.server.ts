@@ -33,9 +33,7 @@ const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
   same_link_many_clients: 3,
 };
 
-/** Links a message may carry before they count; more after a person's time (decision 044). */
 const LINK_ALLOWANCE = { usual: 1, atPersonsPace: 3 };
-/** A person's time: this long for the other fields, and at most this many characters a second. */
 const PERSONS_PACE = { formSeconds: 10, charsPerSecond: 10 };
 const LINKS_REMEMBERED = 5;
 
@@ -140,7 +138,6 @@ function textKey(text: string): string {
   return `portfolio:same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
 }
 
-/** A link as a campaign repeats it: its host and path, whatever the query or fragment. */
 function linkKey(url: URL): string {
   return `portfolio:same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
 }
@@ -156,7 +153,6 @@ function isDisposable(email: string): boolean {
   return labels.slice(0, -1).some((_, i) => DISPOSABLE_DOMAINS.has(labels.slice(i).join(".")));
 }
 
-/** For each key, how many clients other than this one gave it within the hour. */
 function createClientMemory(redis: RedisLink | null) {
   const remember = redisOrMemory<Set<string>>(redis, {
     max: 10_000,

@@ -208,7 +208,6 @@ function Field({
   );
 }
 
-/** Where a plain post lands: its fragment scrolls to it and focuses it (decision 043). */
 function Notice({
   role,
   className,
