@@ -1,6 +1,7 @@
 // Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decision 041).
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
+import { providerWords } from "./provider.server";
 
 export {
   ALERT_FORMATS,
@@ -32,18 +33,10 @@ export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, ti
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-const PROVIDER_TEXT_MAX = 200;
-
-/** The provider's own words, on one line, cut short, with anything like an address taken out. */
-function providerWords(text: string): string {
-  const line = text
-    .replace(/[^\s@]*@[^\s@]*/g, "[address]")
-    .replace(/\s+/g, " ")
-    .trim();
-  if (line === "") return "";
-  const short = line.length > PROVIDER_TEXT_MAX ? `${line.slice(0, PROVIDER_TEXT_MAX - 1)}…` : line;
-  return `: "${short}"`;
-}
+const quoted = (text: string) => {
+  const words = providerWords(text);
+  return words ? `: "${words}"` : "";
+};
 
 function hours(value: number): string {
   return value < 1 ? "under an hour" : count(Math.round(value), "hour");
@@ -58,7 +51,7 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
       return {
         title: `Contact form: EmailJS refuses messages (${alert.status})`,
         body: [
-          `EmailJS answered ${alert.status}${providerWords(alert.providerText)}.`,
+          `EmailJS answered ${alert.status}${quoted(alert.providerText)}.`,
           "New messages wait in the outbox's undelivered/ folder and are sent again once it accepts them.",
           alert.hint ? `To fix: ${alert.hint}.` : "",
         ]

@@ -47,11 +47,14 @@ function settingsDigest(mail: MailConfig): string {
   return createHash("sha256").update(JSON.stringify(ids)).digest("hex").slice(0, 16);
 }
 
-export const providerWords = (text: string) =>
-  text
-    .replace(/[\p{Cc}\p{Cf}]+/gu, " ")
-    .trim()
-    .slice(0, 200);
+/** The provider's words as one bounded line, anything like an address taken out. */
+export function providerWords(text: string): string {
+  const line = text
+    .replace(/[^\s@]*@[^\s@]*/g, "[address]")
+    .replace(/[\s\p{Cc}\p{Cf}]+/gu, " ")
+    .trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
 
 export function createProvider(mail: MailConfig, stateDir: string, now = () => new Date()): Provider {
   const file = path.join(stateDir, "provider.json");

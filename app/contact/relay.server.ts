@@ -13,7 +13,7 @@ import {
 } from "./emailjs.server";
 import { createPacing, type Pacing } from "./pacing.server";
 import { countUndelivered } from "./store.server";
-import { accountRefusal, createProvider, type Provider } from "./provider.server";
+import { accountRefusal, createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
 
 /** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
@@ -116,7 +116,7 @@ export function createRelay(
           upstreamStatus: result.status,
           attempts: result.attempts,
           durationMs: result.durationMs,
-          ...(result.ok ? {} : { providerText: result.text.slice(0, 200) }),
+          ...(result.ok ? {} : { providerText: providerWords(result.text) }),
         });
       }
       if (result.ok) {
@@ -141,7 +141,7 @@ export function createRelay(
         notify({
           kind: "provider_refusing",
           status: result.status,
-          providerText: result.text.slice(0, 200),
+          providerText: providerWords(result.text),
           hint,
         });
       }
