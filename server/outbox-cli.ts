@@ -11,11 +11,13 @@ import {
 } from "~/contact/store.server";
 import type { AppConfig } from "~/config.server";
 import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
-import { OWNER_ALLOWANCES, type Delivery } from "~/contact/delivery.server";
+import { OWNER_ALLOWANCES } from "~/contact/delivery.server";
+import type { Delivery } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
 import { printStatus, sendTest } from "./outbox-owner";
+import { queueCommand } from "./outbox-queue";
 import { visible } from "./visible";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export FILE
@@ -124,20 +126,28 @@ async function main([command, ...rest]: string[]): Promise<number> {
   // Imported here so a bad environment is reported as a message, not a stack trace.
   const { config } = await import("~/config.server");
   const dir = config.mail.undeliveredDir;
-  if (command === "list") return list(dir, "undelivered", config.redelivery);
-  if (command === "export") return exportMessage(config, rest[0]);
+  if (!config.redisUrl && command === "list") return list(dir, "undelivered", config.redelivery);
+  if (!config.redisUrl && command === "export") return exportMessage(config, rest[0]);
 
   // The same limits as the server's: its Redis for the rate, its folder for the budget and the provider.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { info: () => {}, warn: () => {} }) : null;
   // Imported after the configuration, as it reads it.
   const { createContactServices } = await import("~/contact/services.server");
-  const { relay, ownerDelivery, settled } = createContactServices(config, {
+  const { relay, ownerDelivery, settled, state, engine } = createContactServices(config, {
     toName: site.name,
     redis,
     log: () => {},
   });
   try {
-    if (command === "status") return await printStatus(config, relay);
+    if (command === "status") {
+      return await printStatus(config, relay, state, engine.owner, await redis?.risks());
+    }
+    if (engine.owner) {
+      const code = await queueCommand(engine.owner, command, rest);
+      if (code !== null) return code;
+      console.error(USAGE);
+      return 2;
+    }
     if (command === "spam") return await spam(config, ownerDelivery, rest[0], rest[1]);
     if (!relay) {
       console.error(
@@ -149,6 +159,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
     return await resend(config, relay);
   } finally {
     await settled();
+    await engine.owner?.close();
     redis?.close();
   }
 }
@@ -179,10 +190,10 @@ async function resend(config: AppConfig, relay: Relay): Promise<number> {
   return code;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-    process.exit(1);
-  },
-);
+/** Exits once what was printed has reached a pipe: a long listing is not cut off. */
+const exit = (code: number) => process.stdout.write("", () => process.exit(code));
+
+main(process.argv.slice(2)).then(exit, (error: unknown) => {
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  exit(1);
+});

@@ -2,6 +2,9 @@
 import type { AppConfig } from "~/config.server";
 import { site } from "~/content/site";
 import { readAlertLedger } from "~/contact/housekeeping.server";
+import type { Kept } from "~/contact/message-state";
+import type { OwnerPort } from "~/contact/queue.server";
+import type { SharedState } from "~/contact/shared-state.server";
 import { providerWords } from "~/contact/provider.server";
 import { nextAttemptAt } from "~/contact/redelivery.server";
 import type { Relay } from "~/contact/relay.server";
@@ -10,8 +13,15 @@ import { listUndelivered } from "~/contact/store.server";
 const hoursAgo = (time: string) => `${Math.floor((Date.now() - Date.parse(time)) / 3_600_000)} h ago`;
 
 /** Prints the relay's state; 1 when it needs the owner (the provider refusing, a message waiting too long). */
-export async function printStatus(config: AppConfig, relay: Relay | null): Promise<number> {
-  let attention = false;
+export async function printStatus(
+  config: AppConfig,
+  relay: Relay | null,
+  state: SharedState,
+  owner: OwnerPort | null,
+  redisRisks: string[] = [],
+): Promise<number> {
+  let attention = redisRisks.length > 0;
+  for (const risk of redisRisks) console.log(`redis       ${risk}: kept messages could be lost`);
   if (!relay) console.log("provider    none: no EmailJS ids, messages are written to the outbox");
   else {
     const state = await relay.provider.read();
@@ -25,23 +35,20 @@ export async function printStatus(config: AppConfig, relay: Relay | null): Promi
     }
   }
 
-  const { messages } = await listUndelivered(config.mail.undeliveredDir);
-  const waiting = messages.filter(({ entry }) => !entry.gaveUp);
-  const oldest = waiting[0]?.entry;
+  const kept = owner ? await queueSummary(owner) : await folderSummary(config);
+  const oldest = kept.waiting[0];
   if (!oldest) console.log("waiting     none");
   else {
-    const next = Math.min(...waiting.map(({ entry }) => nextAttemptAt(entry, config.redelivery)));
-    attention ||= Date.now() - Date.parse(oldest.time) > config.waitingAlertMinutes * 60_000;
+    const next = Math.min(...kept.waiting.map(({ nextAttempt }) => nextAttempt));
+    attention ||= Date.now() - Date.parse(oldest.receivedAt) > config.waitingAlertMinutes * 60_000;
     console.log(
-      `waiting     ${waiting.length} message(s), oldest ${oldest.time} (${hoursAgo(oldest.time)}), next attempt ${new Date(Math.max(next, Date.now())).toISOString()}`,
+      `waiting     ${kept.waiting.length} message(s), oldest ${oldest.receivedAt} (${hoursAgo(oldest.receivedAt)}), next attempt ${new Date(Math.max(next, Date.now())).toISOString()}`,
     );
   }
-  const gaveUp = messages.length - waiting.length;
-  if (gaveUp > 0) console.log(`given up    ${gaveUp} message(s): resend or delete them`);
+  if (kept.givenUp > 0) console.log(`given up    ${kept.givenUp} message(s): resend or delete them`);
 
-  const spam = (await listUndelivered(config.mail.spamDir)).messages;
-  const recent = spam.filter(({ entry }) => Date.now() - Date.parse(entry.time) <= 86_400_000).length;
-  console.log(`spam held   ${spam.length} message(s), ${recent} in the last 24 h`);
+  const recent = kept.held.filter((since) => Date.now() - Date.parse(since) <= 86_400_000).length;
+  console.log(`spam held   ${kept.held.length} message(s), ${recent} in the last 24 h`);
 
   if (relay) {
     const { day, month } = await relay.budget.usage();
@@ -53,7 +60,7 @@ export async function printStatus(config: AppConfig, relay: Relay | null): Promi
     );
   }
 
-  const { last } = await readAlertLedger(config);
+  const { last } = await readAlertLedger(state);
   const channel = config.alerts ? "" : " (OWNER_ALERT_URL is not set)";
   console.log(
     last
@@ -63,17 +70,46 @@ export async function printStatus(config: AppConfig, relay: Relay | null): Promi
   return attention ? 1 : 0;
 }
 
+type Summary = { waiting: { receivedAt: string; nextAttempt: number }[]; givenUp: number; held: string[] };
+
+async function folderSummary(config: AppConfig): Promise<Summary> {
+  const { messages } = await listUndelivered(config.mail.undeliveredDir);
+  const waiting = messages.filter(({ entry }) => !entry.gaveUp);
+  return {
+    waiting: waiting.map(({ entry }) => ({
+      receivedAt: entry.time,
+      nextAttempt: nextAttemptAt(entry, config.redelivery),
+    })),
+    givenUp: messages.length - waiting.length,
+    held: (await listUndelivered(config.mail.spamDir)).messages.map(({ entry }) => entry.time),
+  };
+}
+
+async function queueSummary(owner: OwnerPort): Promise<Summary> {
+  const { messages } = await owner.list();
+  const is = (state: Kept["state"]) => messages.filter((kept) => kept.state === state);
+  return {
+    waiting: is("waiting").map(({ receivedAt, nextAttempt }) => ({
+      receivedAt,
+      nextAttempt: nextAttempt ? Date.parse(nextAttempt) : Date.now(),
+    })),
+    givenUp: is("given_up").length,
+    held: is("held")
+      .filter((kept) => kept.for === "suspected_spam")
+      .map(({ since }) => since),
+  };
+}
+
+export const testMessage = () => ({
+  name: "Portfolio relay test",
+  from_email: site.contact.email,
+  subject: "Test message from outbox test",
+  message: `A test of the contact form's relay, sent by \`outbox test\` at ${new Date().toISOString()}.`,
+  to_name: site.name,
+});
+
 export async function sendTest(relay: Relay): Promise<number> {
-  const sent = await relay.send(
-    {
-      name: "Portfolio relay test",
-      from_email: site.contact.email,
-      subject: "Test message from outbox test",
-      message: `A test of the contact form's relay, sent by \`outbox test\` at ${new Date().toISOString()}.`,
-      to_name: site.name,
-    },
-    { who: "owner" },
-  );
+  const sent = await relay.send(testMessage(), { who: "owner" });
   if (sent.ok) {
     console.log(`sent: the provider answered ${sent.status}; check the owner's mailbox`);
     return 0;

@@ -6,7 +6,6 @@ import { site } from "~/content/site";
 import { sharedRedis } from "~/lib/redis.server";
 import { clientKey } from "./client.server";
 import { createContactAction } from "./post.server";
-import { startRedelivery, type Redelivery } from "./redelivery.server";
 import { createContactServices } from "./services.server";
 
 const services = createContactServices(config, {
@@ -28,14 +27,12 @@ export async function contactAction(args: ActionFunctionArgs) {
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   services.proof.challenge(clientKey(context.clientAddress));
 
-export function startContactRedelivery(): Redelivery {
-  const { relay, notify, settled } = services;
-  if (!relay) return { stop: settled };
-  const redelivery = startRedelivery({ config, relay, notify });
+export function startContactRedelivery(): { stop(): Promise<void> } {
+  const background = services.engine.start();
   return {
     async stop() {
-      await redelivery.stop();
-      await settled();
+      await background.stop();
+      await services.settled();
     },
   };
 }

@@ -1,6 +1,5 @@
 // The send budget: mails that may have reached the provider, counted per day and per month (decision 045).
-import path from "node:path";
-import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
+import type { SharedState } from "./shared-state.server";
 
 export type BudgetSettings = {
   daily: number;
@@ -68,13 +67,13 @@ function current(ledger: Ledger, settings: BudgetSettings, now: Date): Ledger {
   };
 }
 
+const LEDGER = "budget";
 const EMPTY: Ledger = { day: "", dayUsed: 0, month: "", monthUsed: 0, told: [] };
 
-export function createBudget(settings: BudgetSettings, stateDir: string, now = () => new Date()): Budget {
-  const file = path.join(stateDir, "budget.json");
+export function createBudget(settings: BudgetSettings, state: SharedState, now = () => new Date()): Budget {
   return {
     take: () =>
-      changeJsonFile<Ledger, Taken>(file, EMPTY, (stored) => {
+      state.change<Ledger, Taken>(LEDGER, EMPTY, (stored) => {
         const at = now();
         const ledger = current(stored, settings, at);
         const { dayEnd, monthEnd } = periods(settings, at);
@@ -98,7 +97,7 @@ export function createBudget(settings: BudgetSettings, stateDir: string, now = (
         };
       }),
     giveBack: () =>
-      changeJsonFile(file, EMPTY, (stored) => {
+      state.change(LEDGER, EMPTY, (stored) => {
         const ledger = current(stored, settings, now());
         return {
           next: {
@@ -111,7 +110,7 @@ export function createBudget(settings: BudgetSettings, stateDir: string, now = (
       }),
     async usage() {
       const at = now();
-      const ledger = current(await readJsonFile(file, EMPTY), settings, at);
+      const ledger = current(await state.read(LEDGER, EMPTY), settings, at);
       const { dayEnd, monthEnd } = periods(settings, at);
       return {
         day: { used: ledger.dayUsed, limit: settings.daily, turnsAt: dayEnd },

@@ -4,6 +4,7 @@ import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger, HeldFor, KeptEvent } from "./events.server";
 import type { Allowances } from "./limits.server";
+import type { Delivery, Sent } from "./queue.server";
 import type { Relay, RelayOutcome } from "./relay.server";
 import {
   findKept,
@@ -14,13 +15,6 @@ import {
   type StoreAllowance,
   type StoreOutcome,
 } from "./store.server";
-
-type Sent = { ok: true; held?: HeldFor } | { ok: false; status: number; reason: ContactFailureReason };
-
-export type Delivery = {
-  send(params: TemplateParams, allowances: Allowances): Promise<Sent>;
-  keepAsSpam(params: TemplateParams, signals: string[], allowances: Allowances): Promise<boolean>;
-};
 
 export const FAILURE = {
   rejected: { status: 502, reason: "upstream_rejected" },
@@ -49,6 +43,7 @@ const HELD: ReadonlySet<string> = new Set<HeldFor>([
 const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
 
 export const OWNER_ALLOWANCES: Allowances = {
+  network: "owner",
   store: async () => ({ first: true }),
   storeSpam: async () => ({ first: true }),
   mailFromNetwork: async () => true,

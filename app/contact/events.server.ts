@@ -4,10 +4,11 @@ import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { StoreOutcome } from "./store.server";
 
-export type HeldFor = "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit";
+export type HeldFor =
+  "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit" | "queue_unreachable";
 
 export type KeptEvent =
-  | { outcome: "kept"; reason: "suspected_spam" | HeldFor; signals?: string[] }
+  | { outcome: "kept"; reason: "suspected_spam" | "refused_by_provider" | HeldFor; signals?: string[] }
   | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
 
 export type ContactEvent =
@@ -30,7 +31,8 @@ export type ContactEvent =
     }
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
-  | { outcome: "purged"; folder: "spam" | "undelivered"; reason: string; ageDays: number }
+  | { outcome: "purged"; folder: "spam" | "undelivered" | "queue"; reason: string; ageDays: number }
+  | { outcome: "imported"; count: number }
   | { outcome: "state_error"; error: string }
   | AlertEvent
   | (KeptEvent & { stored: StoreOutcome | "failed" });

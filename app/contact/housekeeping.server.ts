@@ -1,11 +1,10 @@
 // The owner's side of the relay: alerts once per change, waiting and spam reported, old data deleted (decision 048).
 import { rm } from "node:fs/promises";
-import path from "node:path";
 import type { AppConfig } from "~/config.server";
-import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
 import { createAlertSender, type OwnerAlert } from "./alerts.server";
 import { listUndelivered } from "./store.server";
 import type { ContactLogger } from "./events.server";
+import type { SharedState } from "./shared-state.server";
 
 type Ledger = {
   waitingTold: boolean;
@@ -16,13 +15,14 @@ type Ledger = {
 const EMPTY: Ledger = { waitingTold: false, spamToldAt: "", last: null };
 const DAY_MS = 86_400_000;
 
-export const readAlertLedger = (config: AppConfig) => readJsonFile(ledgerFile(config), EMPTY);
-const ledgerFile = (config: AppConfig) => path.join(config.mail.stateDir, "alerts.json");
+const LEDGER = "alerts";
+export const readAlertLedger = (state: SharedState) => state.read(LEDGER, EMPTY);
 
 export type Notify = (alert: OwnerAlert) => void;
 
 export function createNotify(
   config: AppConfig,
+  state: SharedState,
   log: ContactLogger,
 ): { notify: Notify; settled(): Promise<void> } {
   const send = createAlertSender(config.alerts, { log });
@@ -31,7 +31,7 @@ export function createNotify(
     notify(alert) {
       const sent = send(alert)
         .then((delivered) =>
-          changeJsonFile(ledgerFile(config), EMPTY, (ledger) => ({
+          state.change(LEDGER, EMPTY, (ledger: Ledger) => ({
             next: { ...ledger, last: { kind: alert.kind, at: new Date().toISOString(), delivered } },
             result: undefined,
           })),
@@ -44,13 +44,19 @@ export function createNotify(
   };
 }
 
-const tellOnce = (config: AppConfig, decide: (ledger: Ledger) => Ledger | null) =>
-  changeJsonFile(ledgerFile(config), EMPTY, (ledger) => {
+const tellOnce = (state: SharedState, decide: (ledger: Ledger) => Ledger | null) =>
+  state.change(LEDGER, EMPTY, (ledger: Ledger) => {
     const next = decide(ledger);
     return { next, result: next !== null };
   });
 
-export async function tidyAndReport(config: AppConfig, notify: Notify, log: ContactLogger, now = Date.now()) {
+export async function tidyAndReport(
+  config: AppConfig,
+  state: SharedState,
+  notify: Notify,
+  log: ContactLogger,
+  now = Date.now(),
+) {
   const keepMs = config.keepDays * DAY_MS;
   const age = (time: string) => now - Date.parse(time);
 
@@ -69,26 +75,42 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
   }
 
   const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);
-  const oldest = live[0]?.entry.time;
+  await tellOwner(
+    config,
+    state,
+    notify,
+    { waiting: live.map(({ entry }) => entry.time), heldSince: spam.messages.map(({ entry }) => entry.time) },
+    now,
+  );
+}
+
+/** The alerts that follow from what is kept, decided once for every instance: messages waiting, the spam digest. */
+export async function tellOwner(
+  config: AppConfig,
+  state: SharedState,
+  notify: Notify,
+  kept: { waiting: string[]; heldSince: string[] },
+  now = Date.now(),
+) {
+  const age = (time: string) => now - Date.parse(time);
+  const oldest = [...kept.waiting].sort()[0];
   const late = oldest !== undefined && age(oldest) > config.waitingAlertMinutes * 60_000;
   if (
-    await tellOnce(config, (ledger) =>
-      ledger.waitingTold === late ? null : { ...ledger, waitingTold: late },
-    )
+    await tellOnce(state, (ledger) => (ledger.waitingTold === late ? null : { ...ledger, waitingTold: late }))
   ) {
     if (late)
       notify({
         kind: "messages_waiting",
-        count: live.length,
+        count: kept.waiting.length,
         oldestHours: Math.floor(age(oldest) / 3_600_000),
       });
   }
 
-  const recent = spam.messages.filter(({ entry }) => age(entry.time) <= DAY_MS).length;
+  const recent = kept.heldSince.filter((time) => age(time) <= DAY_MS).length;
   const digestDue = (ledger: Ledger) =>
     recent > 0 && (!ledger.spamToldAt || age(ledger.spamToldAt) >= DAY_MS);
   if (
-    await tellOnce(config, (ledger) =>
+    await tellOnce(state, (ledger) =>
       digestDue(ledger) ? { ...ledger, spamToldAt: new Date(now).toISOString() } : null,
     )
   ) {

@@ -18,6 +18,8 @@ export type Refusal =
 
 /** What a post that passed its client's limits may still do. */
 export type Allowances = {
+  /** The sender's network (an IPv4 /24, an IPv6 /48). */
+  network: string;
   store(): Promise<StoreAllowance>;
   storeSpam(): Promise<StoreAllowance>;
   mailFromNetwork(): Promise<boolean>;
@@ -32,6 +34,8 @@ export type Limits = {
     message: ContactMessage,
     client: string,
   ): Promise<{ refusal: Refusal } | Allowances>;
+  /** One mail of a network's daily share (CONTACT_NETWORK_DAILY_LIMIT), or how long until its share frees. */
+  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
 };
 
 const DAY = 24 * 60 * 60;
@@ -76,7 +80,13 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
       return { first: own.used === 1 };
     };
 
+  const networkShare = async (network: string) => {
+    const left = await mailedByNetwork(network);
+    return "used" in left ? ({ ok: true } as const) : ({ ok: false, retryMs: left.retryAfterMs } as const);
+  };
+
   return {
+    networkShare,
     async countRefusal(client) {
       const left = await refusals(client);
       return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);
@@ -94,9 +104,10 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
         return { refusal: { status: 429, reason: "rate_limited", retryAfterSeconds } };
       }
       return {
+        network: networkKey(client),
         store: store(storedByClient, storedByNetwork, client),
         storeSpam: store(spamByClient, spamByNetwork, client),
-        mailFromNetwork: async () => "used" in (await mailedByNetwork(networkKey(client))),
+        mailFromNetwork: async () => (await networkShare(networkKey(client))).ok,
         giveBack: async () => void (await rateLimit.reward(client)),
       };
     },

@@ -1,8 +1,7 @@
 // Whether the provider takes mail or refuses the account until the owner acts, kept beside the outbox (decision 047).
 import { createHash } from "node:crypto";
-import path from "node:path";
 import type { MailConfig } from "~/config.server";
-import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
+import type { SharedState } from "./shared-state.server";
 
 /** A refusal only the owner can fix, with what to do; null for a refusal of one message or a passing fault. */
 export function accountRefusal(status: number, text: string): string | null {
@@ -14,8 +13,6 @@ export function accountRefusal(status: number, text: string): string | null {
     if (/public key|user(_| )?id|service id|template id|private key|access ?token/i.test(text)) {
       return "check EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID and EMAILJS_PRIVATE_KEY against the EmailJS dashboard";
     }
-    if (/limit|quota|upgrade|plan/i.test(text))
-      return "the EmailJS plan's quota is used up: upgrade it or wait for it to renew";
   }
   return null;
 }
@@ -30,15 +27,27 @@ export type ProviderState =
       hint: string;
       settings: string;
       lastProbe: string;
+      lastProbeId?: string;
     };
 
 const OK: ProviderState = { state: "ok" };
+
+type Refused = { refusals: { status: number; words: string; id: string; at: number }[] };
+const REFUSED = "refusals";
+const REFUSAL_MEMORY_MS = 86_400_000;
+const REFUSALS_KEPT = 20;
 
 export type Provider = {
   read(): Promise<ProviderState>;
   refusing(status: number, text: string, hint: string): Promise<boolean>;
   back(): Promise<boolean>;
-  probeDue(probeSeconds: number): Promise<boolean>;
+  /** A probe, at most one per interval for every instance, never the same message twice in a row while another waits. */
+  probeDue(probeSeconds: number, id?: string): Promise<boolean>;
+  /**
+   * One message refused for itself: null, unless a different message was refused the same way within a day,
+   * and then the account's refusal, in the provider's own words.
+   */
+  refusedOne(status: number, text: string, id: string): Promise<string | null>;
 };
 
 function settingsDigest(mail: MailConfig): string {
@@ -56,13 +65,13 @@ export function providerWords(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-export function createProvider(mail: MailConfig, stateDir: string, now = () => new Date()): Provider {
-  const file = path.join(stateDir, "provider.json");
+export function createProvider(mail: MailConfig, state: SharedState, now = () => new Date()): Provider {
+  const RECORD = "provider";
   const settings = settingsDigest(mail);
   return {
-    read: () => readJsonFile<ProviderState>(file, OK),
+    read: () => state.read<ProviderState>(RECORD, OK),
     refusing: (status, text, hint) =>
-      changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
+      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
         const at = now().toISOString();
         const since = was.state === "refusing" ? was.since : at;
         const next = {
@@ -77,18 +86,30 @@ export function createProvider(mail: MailConfig, stateDir: string, now = () => n
         return { next, result: was.state !== "refusing" };
       }),
     back: () =>
-      changeJsonFile<ProviderState, boolean>(file, OK, (was) =>
+      state.change<ProviderState, boolean>(RECORD, OK, (was) =>
         was.state === "ok" ? { next: null, result: false } : { next: OK, result: true },
       ),
-    probeDue: (probeSeconds) =>
-      changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
+    probeDue: (probeSeconds, id) =>
+      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
         if (was.state !== "refusing") return { next: null, result: false };
         const at = now();
-        const due =
-          was.settings !== settings || at.getTime() - Date.parse(was.lastProbe) >= probeSeconds * 1_000;
+        const since = at.getTime() - Date.parse(was.lastProbe);
+        // The same message again only once a second interval has passed without another to try.
+        const interval = (id !== undefined && id === was.lastProbeId ? 2 : 1) * probeSeconds * 1_000;
+        const due = was.settings !== settings || since >= interval;
         return due
-          ? { next: { ...was, settings, lastProbe: at.toISOString() }, result: true }
+          ? { next: { ...was, settings, lastProbe: at.toISOString(), lastProbeId: id }, result: true }
           : { next: null, result: false };
+      }),
+    refusedOne: (status, text, id) =>
+      state.change<Refused, string | null>(REFUSED, { refusals: [] }, ({ refusals }) => {
+        const at = now().getTime();
+        const words = providerWords(text);
+        const recent = refusals.filter((r) => at - r.at < REFUSAL_MEMORY_MS && r.id !== id);
+        const twice = recent.some((r) => r.status === status && r.words === words);
+        const next = { refusals: [...recent, { status, words, id, at }].slice(-REFUSALS_KEPT) };
+        const hint = `EmailJS refused two different messages with ${status} "${words}": see what it says in the EmailJS dashboard`;
+        return { next, result: twice ? hint : null };
       }),
   };
 }

@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
 import type { Relay } from "./relay.server";
+import type { SharedState } from "./shared-state.server";
 import {
   mayHaveArrived,
   readUndelivered,
@@ -80,6 +81,7 @@ type RedeliveryOptions = {
   config: AppConfig;
   relay: Relay;
   notify: Notify;
+  state: SharedState;
   log?: ContactLogger;
 };
 
@@ -139,7 +141,7 @@ export function startRedelivery(options: RedeliveryOptions): Redelivery {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = tidyAndReport(options.config, options.notify, log)
+    running = tidyAndReport(options.config, options.state, options.notify, log)
       .then(() => redeliverDue(options, () => stopping))
       .catch((error: Error) => log({ outcome: "redelivery_error", error: error.message }))
       .finally(() => {

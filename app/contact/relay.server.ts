@@ -1,6 +1,7 @@
 // One message to the provider within its limits: the budget, the rate, the account's state (decisions 045-047).
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
+import type { SharedState } from "./shared-state.server";
 import type { OwnerAlert } from "./alerts.server";
 import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
 import {
@@ -12,7 +13,7 @@ import {
   type TemplateParams,
 } from "./emailjs.server";
 import { createPacing, type Pacing } from "./pacing.server";
-import { countUndelivered } from "./store.server";
+import { countUndelivered, messageId } from "./store.server";
 import { accountRefusal, createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
 
@@ -33,6 +34,8 @@ export type RelayOutcome =
       uncertain: boolean;
       counted: boolean;
       hint: string | null;
+      /** A 4xx about this message alone: held for the owner with the provider's words, the rest go on. */
+      refusedForItself: boolean;
       attempts: number;
     };
 
@@ -51,11 +54,11 @@ const DEFAULT_PAUSE_MS = 5_000;
 
 export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
 
-export function relayParts(config: AppConfig, redis: RedisLink | null): RelayParts {
+export function relayParts(config: AppConfig, state: SharedState, redis: RedisLink | null): RelayParts {
   return {
-    budget: createBudget(config.budget, config.mail.stateDir),
+    budget: createBudget(config.budget, state),
     pacing: createPacing(config.maxPerSecond, redis),
-    provider: createProvider(config.mail, config.mail.stateDir),
+    provider: createProvider(config.mail, state),
   };
 }
 
@@ -82,6 +85,7 @@ export function createRelay(
     budget,
     provider,
     async send(params, { who, counted = false, stopping }) {
+      const id = messageId(params);
       if (mail.mode !== "relay") throw new Error("the relay needs the EmailJS ids");
       if (who === "visitor" || who === "redelivery") {
         if ((await provider.read()).state === "refusing") return { ok: false, held: "provider_refusing" };
@@ -135,7 +139,12 @@ export function createRelay(
       if (result.status === 429 || (result.status === 503 && result.retryAfterMs !== null)) {
         await pacing.pause(result.retryAfterMs ?? DEFAULT_PAUSE_MS);
       }
-      const hint = accountRefusal(result.status, result.text);
+      // The account's refusal: a documented answer, or the same refusal of a second, different message.
+      const hint =
+        result.failure === "rejected" && result.status !== 429
+          ? (accountRefusal(result.status, result.text) ??
+            (await orElse(provider.refusedOne(result.status, result.text, id), null)))
+          : null;
       if (hint && (await orElse(provider.refusing(result.status, result.text, hint), false))) {
         log({ outcome: "provider_refusing", upstreamStatus: result.status, hint });
         notify({
@@ -153,6 +162,7 @@ export function createRelay(
         uncertain: result.uncertain,
         counted: spent,
         hint,
+        refusedForItself: result.failure === "rejected" && result.status !== 429 && !hint,
         attempts: result.attempts,
       };
     },

@@ -8,7 +8,11 @@ import { logContactEvent, type ContactLogger } from "./events.server";
 import { createContactFlash } from "./flash.server";
 import { createNotify } from "./housekeeping.server";
 import { createLimits } from "./limits.server";
+import type { Engine } from "./queue.server";
+import { createRedisEngine } from "./queue-redis.server";
+import { startRedelivery } from "./redelivery.server";
 import { createRelay, relayParts } from "./relay.server";
+import { folderState, redisState } from "./shared-state.server";
 import { createSpamScore } from "./spam-score.server";
 
 export type ContactServices = ReturnType<typeof createContactServices>;
@@ -22,23 +26,57 @@ export function createContactServices(
     retry,
   }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
 ) {
-  const { notify, settled } = createNotify(config, log);
-  const relay =
-    config.mail.mode === "relay"
-      ? createRelay(config, relayParts(config, redis), { log, notify, retry })
-      : null;
+  // Its commands wait for the connection up to the client's command timeout (1 s), then fail.
+  const state = redis
+    ? redisState(redis.client.duplicate({ enableOfflineQueue: true }))
+    : folderState(config.mail.stateDir);
+  const { notify, settled } = createNotify(config, state, log);
+  const parts = config.mail.mode === "relay" ? relayParts(config, state, redis) : null;
+  const relay = parts && createRelay(config, parts, { log, notify, retry });
+  const limits = createLimits(config, redis);
+  const delivery = createDelivery(config.mail, log, relay);
+  // With Redis every message is a job in one queue; without it, the folder for one process (decision 053).
+  const engine: Engine =
+    parts && redis && config.redisUrl
+      ? createRedisEngine(config.redisUrl, {
+          config,
+          state,
+          log,
+          notify,
+          networkShare: limits.networkShare,
+          risks: redis.risks,
+          relay: (pacing) => createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY }),
+          budget: parts.budget,
+          provider: parts.provider,
+        })
+      : {
+          delivery,
+          owner: null,
+          start: () => (relay ? startRedelivery({ config, relay, notify, state }) : { stop: async () => {} }),
+        };
   return {
     config,
     toName,
     log,
     notify,
     settled,
+    state,
     flash: createContactFlash(config.sessionSecret),
     proof: createBotChecks(config, redis),
-    limits: createLimits(config, redis),
+    limits,
     score: createSpamScore(redis),
     relay,
-    delivery: createDelivery(config.mail, log, relay),
+    engine,
+    delivery: engine.delivery,
     ownerDelivery: createDelivery(config.mail, log, relay, "owner"),
   };
 }
+
+/** A job's one request: BullMQ retries, at the provider's pace, with the redelivery backoff. */
+const ONE_TRY: RetryOptions = {
+  attemptTimeoutMs: 3_000,
+  initialBackoffMs: 0,
+  maxRetryAfterMs: 0,
+  maxAttempts: 1,
+  deadlineMs: 3_000,
+};

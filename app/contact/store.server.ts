@@ -43,6 +43,8 @@ export type UndeliveredEntry = OutboxEntry & {
   sending?: string;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
   counted?: boolean;
+  /** The sender's network (an IPv4 /24, an IPv6 /48): its share, and its turn in the queue. */
+  network?: string;
 };
 
 export type KeptAs = Pick<
@@ -52,10 +54,13 @@ export type KeptAs = Pick<
 
 export const UNDELIVERED_LIMIT = 1_000;
 
-export function undeliveredFileName(params: TemplateParams): string {
+/** A message's content hash: its file's name in a folder, its job's id in the queue. */
+export function messageId(params: TemplateParams): string {
   const key = JSON.stringify([params.from_email, params.subject, params.message]);
-  return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
+  return createHash("sha256").update(key).digest("hex").slice(0, 32);
 }
+
+export const undeliveredFileName = (params: TemplateParams) => `${messageId(params)}.json`;
 
 function isEntryFile(name: string): boolean {
   return name.endsWith(".json") && !name.startsWith(".");
@@ -108,6 +113,7 @@ const ENTRY = z.object({
   gaveUp: z.boolean().optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
+  network: z.string().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
@@ -156,7 +162,7 @@ export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 export type StoreAllowance = false | { first: boolean };
 
 /** Kept for clients that have left nothing, so a flood cannot close the folder (decision 024). */
-const RESERVED_FOR_NEW_CLIENTS = 200;
+export const RESERVED_FOR_NEW_CLIENTS = 200;
 
 type StoreOptions = {
   mayStore?: () => Promise<StoreAllowance>;

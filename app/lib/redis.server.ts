@@ -7,10 +7,13 @@ type RedisState = "up" | "down" | "slow" | "failing";
 const PROBE_DEADLINE_MS = 250;
 const PROBE_KEY = "portfolio:health";
 const PROBE_REUSE_MS = 1_000;
+const RISKS_REUSE_MS = 60_000;
 
 export type RedisLink = {
   client: Redis;
   state(): RedisState;
+  /** What would lose a kept message: keys evicted under memory pressure, or no data on disk; [] when none. */
+  risks(): Promise<string[]>;
   /** Asks Redis with a write, not a ping (a ping answers while writes fail). */
   probe(): Promise<RedisState>;
   close(): void;
@@ -82,9 +85,37 @@ export function connectRedis(url: string, logger: RedisLogger = console): RedisL
     return state;
   };
 
+  let risks: { at: number; found: Promise<string[]> } | null = null;
+  const readRisks = async () => {
+    const info = await client.info();
+    const field = (name: string) => new RegExp(`^${name}:(.*)$`, "m").exec(info)?.[1]?.trim();
+    const found: string[] = [];
+    const policy = field("maxmemory_policy");
+    if (policy && policy !== "noeviction") found.push(`evicts keys (maxmemory-policy ${policy})`);
+    // CONFIG may be renamed away on a managed Redis: then nothing is claimed.
+    const save = await (client.config("GET", "save") as Promise<string[]>).catch(() => null);
+    if (field("aof_enabled") === "0" && save?.[1] === "")
+      found.push("keeps no data on disk (no appendonly, no save)");
+    return found;
+  };
+
   return {
     client,
     probe,
+    async risks() {
+      // A new connection (the owner's CLI) gets a second to come up; a Redis that is away claims nothing.
+      if (client.status !== "ready") {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 1_000);
+          client.once("ready", () => resolve(clearTimeout(timer)));
+        });
+      }
+      if (client.status !== "ready") return [];
+      if (!risks || Date.now() - risks.at > RISKS_REUSE_MS) {
+        risks = { at: Date.now(), found: readRisks().catch(() => []) };
+      }
+      return risks.found;
+    },
     state: () => (client.status === "ready" ? "up" : "down"),
     close: () => {
       closing = true;

@@ -3,12 +3,15 @@ import { sharedRedis } from "~/lib/redis.server";
 
 /** Liveness: names modes only, never calls the provider; Redis down is not unhealthy (docs/deploy.md). */
 export async function loader() {
-  const redis = config.redisUrl ? await sharedRedis(config.redisUrl).probe() : null;
+  const link = config.redisUrl ? sharedRedis(config.redisUrl) : null;
+  const redis = link ? await link.probe() : null;
+  const redisRisks = link ? await link.risks() : [];
   const body = {
     status: "ok",
     mail: config.mail.mode,
     rateLimit: redis === "up" ? "redis" : "memory",
     ...(redis ? { redis } : {}),
+    ...(redisRisks.length ? { redisRisks } : {}),
   };
   return Response.json(body, { headers: { "Cache-Control": "no-store" } });
 }

@@ -91,21 +91,20 @@ describe("compose.yaml", () => {
     expect(proxy.depends_on?.app?.condition).toBe("service_healthy");
   });
 
-  it("the app trusts one proxy, shares its limit in Redis and its outbox on a volume, and a cookie key", () => {
+  it("the app trusts one proxy, keeps its limits and messages in Redis, shares no volume, and a cookie key", () => {
     const env = app.environment!;
     expect(env.TRUST_PROXY).toBe("1");
     expect(env.REDIS_URL).toBe("redis://redis:6379");
-    expect(app.volumes).toContain(`outbox:${env.OUTBOX_DIR}`);
-    expect(Object.keys(compose.volumes)).toEqual(
-      expect.arrayContaining(["outbox", "redis-data", "caddy-data"]),
-    );
+    expect(app.volumes).toBeUndefined();
+    expect(Object.keys(compose.volumes).sort()).toEqual(["caddy-config", "caddy-data", "redis-data"]);
     // Required: Compose stops with this message when it is unset.
     expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?.+\}$/);
     expect(seconds(app.stop_grace_period!)).toBeGreaterThan(APP_DRAIN_BOUND_SECONDS);
   });
 
-  it("Redis keeps its counts in an append-only file on a volume", () => {
+  it("Redis keeps the queue in an append-only file on a volume and never evicts a key", () => {
     expect(redis.command?.join(" ")).toContain("--appendonly yes");
+    expect(redis.command?.join(" ")).toContain("--maxmemory-policy noeviction");
     expect(redis.volumes).toContain("redis-data:/data");
     expect(redis.ports).toBeUndefined(); // reachable from the app only
   });

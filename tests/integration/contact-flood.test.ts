@@ -1,8 +1,8 @@
-// Abuse while the provider fails, on the wire: two replicas share a folder and a Redis. A flood of
-// 1,200 posts, 400 at once, keeps every genuine visitor's message (and again with Redis paused);
-// re-posts of a kept message never reach the provider again and meet the limit; refused posts meet
-// their own limit and get a short text; one network cannot take the folder.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+// Abuse while the provider fails, on the wire: two instances on one Redis queue, each with a folder of its
+// own. A flood of 1,200 posts, 400 at once, keeps every genuine visitor's message (and again with Redis
+// paused); re-posts of a kept message never reach the provider again and meet the limit; refused posts
+// meet their own limit and get a short text; one network cannot take the queue's places (decision 024).
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
@@ -10,13 +10,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { until } from "../support/until";
 
 let fake: EmailJsFake;
 let redis: RedisServer;
 let admin: Redis;
 let outbox: string;
 let replicas: AppServer[];
+let env: Record<string, string>;
 
 beforeAll(async () => {
   fake = await startEmailJsFake();
@@ -35,16 +38,19 @@ beforeEach(async () => {
   fake.setMode({ kind: "status", status: 500, body: "Internal error" });
   await admin.flushall();
   outbox = await mkdtemp(path.join(tmpdir(), "contact-flood-"));
-  // The daily budget would keep the flood for the owner after 100: here the folder itself is tried.
-  const env = relayEnv(fake.url, {
+  // The daily budget would keep the flood for the owner after 100: here the places themselves are tried.
+  env = relayEnv(fake.url, {
     OUTBOX_DIR: outbox,
     TRUST_PROXY: "1",
     REDIS_URL: redis.url,
     CONTACT_DAILY_SEND_LIMIT: "100000",
-    // The provider's pace has its own tests (topology-provider-limits.test.ts): here the folder is tried.
-    EMAILJS_MAX_PER_SECOND: "1000",
+    // The provider's pace has its own tests (queue-instances.test.ts): here the places are tried.
+    EMAILJS_MAX_PER_SECOND: "50",
   });
-  replicas = await Promise.all([startAppServer({ env }), startAppServer({ env })]);
+  replicas = await Promise.all([
+    startAppServer({ env: { ...env, OUTBOX_DIR: path.join(outbox, "a") } }),
+    startAppServer({ env: { ...env, OUTBOX_DIR: path.join(outbox, "b") } }),
+  ]);
   return async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await rm(outbox, { recursive: true, force: true });
@@ -82,8 +88,13 @@ async function atOnce<T>(width: number, jobs: (() => Promise<T>)[]): Promise<T[]
   return results;
 }
 
-const files = async () =>
-  (await readdir(path.join(outbox, "undelivered"))).filter((name) => name.endsWith(".json"));
+/** What the queue keeps waiting, as the owner's CLI counts it. */
+const kept = async () => {
+  const { stdout, stderr, code } = await runOutboxCli(["list"], { ...env, OUTBOX_DIR: path.join(outbox, "cli") });
+  const count = /(\d+) undelivered message\(s\)/.exec(stdout)?.[1];
+  if (count === undefined) throw new Error(`outbox list (${code}): ${stderr}${stdout.slice(-500)}`);
+  return Number(count);
+};
 
 /** 200 flooding addresses (each in a network of its own) x 6 posts, and 40 genuine visitors among them. */
 function flood() {
@@ -113,18 +124,26 @@ describe("a flood while the provider fails", { timeout: 180_000 }, () => {
     expect(
       answers.every((answer) => answer.status < 500 || answer.status === 502 || answer.status === 503),
     ).toBe(true);
-    expect(await files()).toHaveLength(200 * 3 + 40);
+    // Each visitor told the truth: what was answered as kept is in the queue, and nothing else.
+    const answeredKept = answers.filter((answer) => answer.status === 502 || answer.status === 303);
+    expect(await kept()).toBe(answeredKept.length);
+    expect(answeredKept).toHaveLength(200 * 3 + 40);
   });
 
-  it("with Redis paused for 10 s: 30 clients x 3 posts are all kept", async () => {
+  it("with Redis paused for 10 s: 30 clients x 3 posts are kept on the instances' disks, then queued", async () => {
     await admin.call("CLIENT", "PAUSE", "10000", "WRITE");
     const jobs = [];
     for (let c = 0; c < 30; c++)
       for (let n = 0; n < 3; n++) jobs.push(() => post(`192.0.${c}.7`, `Paused ${c}-${n}`, {}, jobs.length));
     const answers = await atOnce(90, jobs);
     await admin.call("CLIENT", "UNPAUSE");
-    expect(answers.map((answer) => answer.status)).toEqual(Array(90).fill(502));
-    expect(await files()).toHaveLength(90);
+    // Kept where it survives a restart: the success page, and each moved into the queue when Redis is back.
+    expect(answers.map((answer) => answer.status)).toEqual(Array(90).fill(303));
+    await until(
+      async () => (await kept()) === 90,
+      "the instances to move their messages into the queue",
+      60_000,
+    );
   });
 });
 
@@ -140,7 +159,7 @@ describe("re-posts and refusals", { timeout: 60_000 }, () => {
     // The first gave its unit back (it was newly kept); the re-posts do not, so five more are answered.
     expect(statuses.filter((status) => status === 502)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(34);
-    expect(await files()).toHaveLength(1);
+    expect(await kept()).toBe(1);
   });
 
   it("refused posts meet a limit of their own: past 30 in ten minutes, the small status page", async () => {
@@ -163,14 +182,14 @@ describe("re-posts and refusals", { timeout: 60_000 }, () => {
   });
 });
 
-describe("the folder's share per network", { timeout: 60_000 }, () => {
+describe("the queue's share per network", { timeout: 60_000 }, () => {
   it("one IPv4 /24 leaves at most 10 messages a day, however many addresses it uses", async () => {
     const answers = await atOnce(
       5,
       Array.from({ length: 15 }, (_, i) => () => post(`198.18.7.${i + 1}`, `Net ${i}`, {}, i)),
     );
     // Kept: tried and failed (502), or past the network's mailed share and held for the owner (303).
-    expect(await files()).toHaveLength(10);
+    expect(await kept()).toBe(10);
     expect(answers.filter((answer) => answer.status === 503)).toHaveLength(5);
   });
 
@@ -179,12 +198,13 @@ describe("the folder's share per network", { timeout: 60_000 }, () => {
       5,
       Array.from({ length: 15 }, (_, i) => () => post(`2001:db8:77:${i.toString(16)}::1`, `Six ${i}`, {}, i)),
     );
-    expect(await files()).toHaveLength(10);
+    expect(await kept()).toBe(10);
     expect(answers.filter((answer) => answer.status === 503)).toHaveLength(5);
   });
 
   it("the last 200 places are for clients that have left nothing: a full share turns away only repeaters", async () => {
-    const dir = path.join(outbox, "undelivered");
+    // 800 kept by a previous version on a third instance's disk, moved into the queue as it starts.
+    const dir = path.join(outbox, "c", "undelivered");
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const entry = (i: number) =>
       JSON.stringify({
@@ -206,6 +226,8 @@ describe("the folder's share per network", { timeout: 60_000 }, () => {
         writeFile(path.join(dir, `${String(i).padStart(32, "0")}.json`), entry(i)),
       ),
     );
+    replicas.push(await startAppServer({ env: { ...env, OUTBOX_DIR: path.join(outbox, "c") } }));
+    await until(async () => (await kept()) === 800, "the import", 60_000);
     expect((await post("198.19.1.1", "First of mine")).status).toBe(502);
     expect((await post("198.19.1.1", "Second of mine")).status).toBe(503);
     expect((await post("198.19.2.1", "First of another")).status).toBe(502);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { OwnerAlert } from "~/contact/alerts.server";
 import { tidyAndReport } from "~/contact/housekeeping.server";
+import { folderState } from "~/contact/shared-state.server";
 import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
 import type { ContactEvent } from "~/contact/events.server";
 import { VALID_TEMPLATE_PARAMS, relayEnv, testConfig } from "../support/contact";
@@ -56,6 +57,7 @@ describe("retention", () => {
 
     await tidyAndReport(
       config,
+      folderState(config.mail.stateDir),
       (alert) => told.push(alert),
       (event) => events.push(event),
     );
@@ -78,6 +80,7 @@ describe("retention", () => {
     for (let pass = 0; pass < 3; pass++)
       await tidyAndReport(
         config,
+        folderState(config.mail.stateDir),
         (alert) => told.push(alert),
         () => {},
       );
