@@ -90,7 +90,10 @@ async function atOnce<T>(width: number, jobs: (() => Promise<T>)[]): Promise<T[]
 
 /** What the queue keeps waiting, as the owner's CLI counts it. */
 const kept = async () => {
-  const { stdout, stderr, code } = await runOutboxCli(["list"], { ...env, OUTBOX_DIR: path.join(outbox, "cli") });
+  const { stdout, stderr, code } = await runOutboxCli(["list"], {
+    ...env,
+    OUTBOX_DIR: path.join(outbox, "cli"),
+  });
   const count = /(\d+) undelivered message\(s\)/.exec(stdout)?.[1];
   if (count === undefined) throw new Error(`outbox list (${code}): ${stderr}${stdout.slice(-500)}`);
   return Number(count);
