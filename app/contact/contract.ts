@@ -45,6 +45,8 @@ export type ContactFailureReason =
   | "upstream_dropped"
   | "upstream_timeout"
   | "provider_refusing"
+  /** EmailJS refused this message for itself: held for the owner to read, not sent again by itself. */
+  | "refused_by_provider"
   | "outbox_write_failed"
   | "not_kept"
   | "unconfirmed"
@@ -93,6 +95,9 @@ function failureDetail(outcome: ContactFailure): { detail?: string } {
   }
   if (outcome.reason === "not_kept") {
     return { detail: `It could not be kept to send later: please write to me at ${site.contact.email}.` };
+  }
+  if (outcome.reason === "refused_by_provider") {
+    return { detail: "Your message is saved, and I will read it." };
   }
   if (KEPT_FOR_REDELIVERY.has(outcome.reason)) {
     return { detail: "Your message is saved and will be sent when the mail service is back." };

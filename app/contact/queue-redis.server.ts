@@ -260,7 +260,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       log({ outcome: "undelivered", reason: "not_kept", uncertain: false, stored });
       return NOT_KEPT;
     }
-    if (seen.state === "held") return { ok: false, status: 502, reason: "upstream_rejected" };
+    if (seen.state === "held") return { ok: false, status: 502, reason: "refused_by_provider" };
     const failure = seen.failure ?? (seen.for === "account" ? REFUSING : null);
     if (!failure) return { ok: true, held: "paced" };
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).

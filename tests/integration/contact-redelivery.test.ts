@@ -65,7 +65,10 @@ async function untilDelivered(timeoutMs = 30_000) {
 const SUBJECTS = ["Kept 1", "Kept 2", "Kept 3", "Kept 4", "Kept 5"];
 
 async function keepFive() {
-  fake.setMode({ kind: "status", status: 400, body: "The service is not available" });
+  // Each refused in words of its own: two messages refused alike would be the account's refusal.
+  for (const [i, subject] of SUBJECTS.entries()) {
+    fake.setMode({ kind: "status", status: 400, body: `The service is not available (${i})` }, subject);
+  }
   for (const [i, subject] of SUBJECTS.entries()) {
     expect(await post(replicas[i % 2]!, subject, `203.0.113.${i + 1}`)).toBe(502);
   }

@@ -228,6 +228,61 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     await until(() => delivered("Share 2").length === 1, "the second, on its network's next day");
   });
 
+  it("when the month turns, the backlog drains one message per network per round: a genuine visitor is in the first", async () => {
+    const monthSeconds = 30;
+    await start(2, {
+      EMAILJS_MAX_PER_SECOND: "20",
+      CONTACT_MONTHLY_SEND_LIMIT: "21",
+      CONTACT_MONTH_SECONDS: String(monthSeconds),
+    });
+    fake.limitRate(null);
+    const intoMonth = Date.now() % (monthSeconds * 1_000);
+    await until(() => Date.now() % (monthSeconds * 1_000) < intoMonth, "a new month", 40_000);
+    const began = Date.now() % (monthSeconds * 1_000);
+    const from = (network: string, subject: string) =>
+      postForm(
+        `${instances[0]!.url}/?index`,
+        { ...VALID, subject, message: `${VALID.message} ${subject}` },
+        { ...BROWSER_HEADERS, "X-Forwarded-For": `${network}.1` },
+      );
+    // The month's budget spent, then 20 networks keep two messages each, then a visitor from a 21st.
+    for (let i = 0; i < 21; i++) await from(`10.200.${i}`, `Spent ${i}`);
+    await until(() => fake.requests.length === 21, "the month's budget spent");
+    for (let round = 0; round < 2; round++)
+      for (let n = 0; n < 20; n++)
+        expect((await from(`10.100.${n}`, `Flood ${n}-${round}`)).status).toBe(303);
+    expect((await from("172.16.9", "Genuine")).status).toBe(303);
+    // Still the same month: everything above waits for the next one.
+    expect(Date.now() % (monthSeconds * 1_000)).toBeGreaterThan(began);
+    await until(() => fake.requests.length === 42, "the next month's 21 mails", 60_000);
+    const next = fake.requests
+      .slice(21)
+      .map((request) => /"(Flood \d+-\d|Genuine)"/.exec(request.rawBody)?.[1]);
+    expect(next).toContain("Genuine");
+    expect(next.filter((subject) => subject?.endsWith("-1"))).toEqual([]);
+  });
+
+  it("a 4xx for one message holds it for the owner with the provider's words; a second message refused alike makes it the account's", async () => {
+    await start(2);
+    const words = "The template variable 'reply_to' is missing";
+    fake.setMode({ kind: "status", status: 400, body: words }, "Refused alone");
+    fake.setMode({ kind: "status", status: 400, body: words }, "Refused too");
+    expect((await post(0, "Refused alone")).status).toBe(502);
+    const held = await cli(["spam", "list"]);
+    expect(held.stdout).toMatch(
+      /Refused alone.*held: refused by provider.*EmailJS said "The template variable/,
+    );
+    // The rest go on: the account is not refused for one message.
+    expect((await post(1, "Fine after")).status).toBe(303);
+    await until(() => delivered("Fine after").length === 1, "the next message, mailed");
+    expect((await cli(["status"])).stdout).toMatch(/^provider\s+ok/m);
+    expect(alerts("provider_refusing")).toEqual([]);
+
+    expect((await post(2, "Refused too")).status).toBe(503);
+    await until(() => alerts("provider_refusing").length === 1, "the account's refusal");
+    expect(JSON.stringify(alerts("provider_refusing")[0]!.body)).toContain("template variable");
+  });
+
   it("a suspected spam kept by one instance is released from another's CLI and sent once", async () => {
     await start(2);
     const spammy = { ...VALID, name: "https://spam.example", subject: "Maybe spam" };

@@ -44,6 +44,7 @@ const REASONS: ContactFailureReason[] = [
   "upstream_unreachable",
   "upstream_dropped",
   "upstream_timeout",
+  "refused_by_provider",
   "outbox_write_failed",
   "not_kept",
   "network_error",
@@ -76,6 +77,10 @@ describe("outcomeText", () => {
   it("a message kept for redelivery says so; one not kept gives the owner's address", () => {
     expect(outcomeText(failure({ reason: "upstream_timeout" })).detail).toMatch(/saved and will be sent/);
     expect(outcomeText(failure({ reason: "not_kept" })).detail).toContain(site.contact.email);
+    // Held for the owner: saved, but not promised to be sent.
+    expect(outcomeText(failure({ reason: "refused_by_provider" })).detail).toBe(
+      "Your message is saved, and I will read it.",
+    );
     expect(outcomeText(failure({ reason: "invalid_fields" })).detail).toBeUndefined();
   });
 
