@@ -102,10 +102,10 @@ export function createRelay(
           });
         }
       }
-      const slot = () =>
+      const slot = (maxWaitMs: number) =>
         pacing.slot(
           who === "visitor" ? "visitor" : "background",
-          who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS,
+          Math.min(maxWaitMs, who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS),
           stopping,
         );
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
