@@ -141,12 +141,15 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null) return null;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1_000, Number.MAX_SAFE_INTEGER);
   // HTTP's date form only (Date.parse alone takes "-1" or "1.5" as dates).
   if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
+
+/** The longest a Retry-After holds sending; a longer ask is told to the owner (decision 050). */
+export const RETRY_AFTER_CAP_MS = 60_000;
 
 /**
  * `slot(maxWaitMs)` waits for the provider's pace, at most `maxWaitMs` (Infinity for the first attempt).

@@ -30,6 +30,7 @@ export type ContactEvent =
     }
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
+  | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
   | { outcome: "purged"; folder: "spam" | "undelivered"; reason: string; ageDays: number }
   | { outcome: "state_error"; error: string }
   | AlertEvent

@@ -20,7 +20,10 @@ export function accountRefusal(status: number, text: string): string | null {
   return null;
 }
 
-export type ProviderState =
+/** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */
+export type AskedPause = { at: string; ms: number };
+
+export type ProviderState = (
   | { state: "ok" }
   | {
       state: "refusing";
@@ -30,7 +33,8 @@ export type ProviderState =
       hint: string;
       settings: string;
       lastProbe: string;
-    };
+    }
+) & { asked?: AskedPause };
 
 const OK: ProviderState = { state: "ok" };
 
@@ -39,7 +43,15 @@ export type Provider = {
   refusing(status: number, text: string, hint: string): Promise<boolean>;
   back(): Promise<boolean>;
   probeDue(probeSeconds: number): Promise<boolean>;
+  /** Records a pause asked past the cap; true when it starts an episode (none in force before), to tell the owner. */
+  asked(pauseMs: number): Promise<boolean>;
 };
+
+/** The pause asked for, while it is in force: until its time passes or a message goes through. */
+export function askedPause(state: ProviderState, now = Date.now()): AskedPause | null {
+  const { asked } = state;
+  return asked && Date.parse(asked.at) + asked.ms > now ? asked : null;
+}
 
 function settingsDigest(mail: MailConfig): string {
   if (mail.mode !== "relay") return "";
@@ -78,7 +90,9 @@ export function createProvider(mail: MailConfig, stateDir: string, now = () => n
       }),
     back: () =>
       changeJsonFile<ProviderState, boolean>(file, OK, (was) =>
-        was.state === "ok" ? { next: null, result: false } : { next: OK, result: true },
+        was.state === "ok" && !was.asked
+          ? { next: null, result: false }
+          : { next: OK, result: was.state !== "ok" },
       ),
     probeDue: (probeSeconds) =>
       changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
@@ -89,6 +103,12 @@ export function createProvider(mail: MailConfig, stateDir: string, now = () => n
         return due
           ? { next: { ...was, settings, lastProbe: at.toISOString() }, result: true }
           : { next: null, result: false };
+      }),
+    asked: (pauseMs) =>
+      changeJsonFile<ProviderState, boolean>(file, OK, (was) => {
+        const at = now();
+        const asked = { at: at.toISOString(), ms: pauseMs };
+        return { next: { ...was, asked }, result: askedPause(was, at.getTime()) === null };
       }),
   };
 }
