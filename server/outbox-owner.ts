@@ -1,11 +1,12 @@
 // What `outbox status` and `outbox test` tell the owner: the relay's state on one screen, and one test mail.
 import type { AppConfig } from "~/config.server";
 import { site } from "~/content/site";
+import { askedPauseWords } from "~/contact/alerts.server";
 import { readAlertLedger } from "~/contact/housekeeping.server";
 import type { Kept } from "~/contact/message-state";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { SharedState } from "~/contact/shared-state.server";
-import { providerWords } from "~/contact/provider.server";
+import { askedPause, providerWords } from "~/contact/provider.server";
 import { nextAttemptAt } from "~/contact/redelivery.server";
 import type { Relay } from "~/contact/relay.server";
 import { listUndelivered } from "~/contact/store.server";
@@ -33,6 +34,8 @@ export async function printStatus(
       );
       console.log(`            fix: ${state.hint}`);
     }
+    const asked = askedPause(state);
+    if (asked) console.log(`paused      ${askedPauseWords(asked)}`);
   }
 
   const kept = owner ? await queueSummary(owner) : await folderSummary(config);
@@ -113,6 +116,13 @@ export async function sendTest(relay: Relay): Promise<number> {
   if (sent.ok) {
     console.log(`sent: the provider answered ${sent.status}; check the owner's mailbox`);
     return 0;
+  }
+  if (sent.held === "paced") {
+    const asked = askedPause(await relay.provider.read());
+    console.log(
+      `not sent: it waited its turn at EmailJS's rate and none came in time, the rate being held by other senders or a pause EmailJS asked for${asked ? `; ${askedPauseWords(asked)}` : ""}. Try again later.`,
+    );
+    return 1;
   }
   if (sent.held) {
     console.log(`not sent: ${sent.held.replaceAll("_", " ")}`);

@@ -1,7 +1,8 @@
 // Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decision 041).
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
-import { providerWords } from "./provider.server";
+import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
+import { providerWords, type AskedPause } from "./provider.server";
 
 export {
   ALERT_FORMATS,
@@ -13,6 +14,7 @@ export {
 export type OwnerAlert =
   | { kind: "provider_refusing"; status: number; providerText: string; hint: string }
   | { kind: "provider_back"; waiting: number }
+  | { kind: "provider_pause"; status: number; askedMs: number; at: string }
   | { kind: "messages_waiting"; count: number; oldestHours: number }
   | { kind: "quota"; percent: 80 | 100; used: number; limit: number; period: "day" | "month" }
   | { kind: "spam_digest"; count: number; day: string };
@@ -42,6 +44,31 @@ function hours(value: number): string {
   return value < 1 ? "under an hour" : count(Math.round(value), "hour");
 }
 
+const SPANS: [number, string][] = [
+  [365.25 * 86_400_000, "year"],
+  [86_400_000, "day"],
+  [3_600_000, "hour"],
+  [60_000, "minute"],
+];
+
+/** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
+function span(ms: number): string {
+  const [unit, name] = SPANS.find(([unit]) => ms >= 2 * unit) ?? [1_000, "second"];
+  return count(Math.floor(ms / unit), name);
+}
+
+/** To the second, as a Retry-After date is. */
+const dateOf = (ms: number) => {
+  const date = new Date(Math.round(ms / 1_000) * 1_000);
+  return Number.isNaN(date.getTime()) ? "beyond any date" : date.toISOString().replace(".000Z", "Z");
+};
+
+/** What EmailJS asked and when sending goes on, for the alert, `outbox status` and `outbox test` (decision 050). */
+export function askedPauseWords({ at, ms }: AskedPause): string {
+  const start = Date.parse(at);
+  return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
+}
+
 const RESEND = "They are sent again by themselves; `npm run outbox -- list` shows them.";
 
 /** Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header). */
@@ -65,6 +92,11 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
           alert.waiting === 0
             ? "No message is waiting."
             : `${count(alert.waiting, "message")} waiting. ${RESEND}`,
+      };
+    case "provider_pause":
+      return {
+        title: `Contact form: EmailJS asks to wait ${span(alert.askedMs)}`,
+        body: `EmailJS answered ${alert.status}. ${askedPauseWords({ at: alert.at, ms: alert.askedMs })}. Meanwhile new messages wait in the outbox's undelivered/ folder; they are sent again by themselves. If EmailJS keeps asking, check the account's plan and limits in the EmailJS dashboard.`,
       };
     case "messages_waiting":
       return {
@@ -96,6 +128,7 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
 const NTFY_PRIORITY: Record<OwnerAlert["kind"], string> = {
   provider_refusing: "high",
   provider_back: "default",
+  provider_pause: "high",
   messages_waiting: "default",
   quota: "default",
   spam_digest: "low",
@@ -104,6 +137,7 @@ const NTFY_PRIORITY: Record<OwnerAlert["kind"], string> = {
 const NTFY_TAGS: Record<OwnerAlert["kind"], string> = {
   provider_refusing: "warning",
   provider_back: "white_check_mark",
+  provider_pause: "pause_button",
   messages_waiting: "hourglass",
   quota: "bar_chart",
   spam_digest: "wastebasket",

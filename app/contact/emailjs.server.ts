@@ -43,10 +43,11 @@ export type RetryOptions = {
   initialBackoffMs: number;
   maxRetryAfterMs: number;
   maxAttempts: number;
+  /** Counted from when the first request leaves, not from a wait for a slot (decision 050). */
   deadlineMs: number;
 };
 
-// A visitor is waiting on the form: 10 s at most, under the server's 15 s drain bound (decision 006).
+// A visitor is waiting on the form: 3 s for a slot, then 10 s at most, under the server's 15 s drain bound (decisions 006, 050).
 export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,
@@ -140,40 +141,44 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null) return null;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1_000, Number.MAX_SAFE_INTEGER);
   // HTTP's date form only (Date.parse alone takes "-1" or "1.5" as dates).
   if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/** The longest a Retry-After holds sending; a longer ask is told to the owner (decision 050). */
+export const RETRY_AFTER_CAP_MS = 60_000;
+
+/**
+ * `slot(maxWaitMs)` waits for the provider's pace, at most `maxWaitMs` (Infinity for the first attempt).
+ * The deadline and each attempt's time count from when a request leaves, never from a wait for a slot;
+ * a retry leaves only while its whole attempt time fits before the deadline (decision 050).
+ */
 export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,
   options: RetryOptions = RETRIES_WITHIN_A_REQUEST,
-  slot: () => Promise<boolean> = async () => true,
+  slot: (maxWaitMs: number) => Promise<boolean> = async () => true,
 ): Promise<SendResult> {
   const url = `${apiUrl}${EMAILJS_SEND_PATH}`;
   const payload = JSON.stringify(body);
-  const started = performance.now();
-  const elapsed = () => performance.now() - started;
+  let left: number | null = null;
+  const elapsed = () => (left === null ? 0 : performance.now() - left);
   let backoff = options.initialBackoffMs;
   let attempts = 0;
 
   let last: SendResult | null = null;
   for (;;) {
-    if (!(await slot())) {
+    const latest = left === null ? Infinity : options.deadlineMs - options.attemptTimeoutMs - elapsed();
+    if (latest < 0 || !(await slot(latest))) {
       const notSent = { ok: false, failure: "paced", uncertain: false, retryAfterMs: null } as const;
-      return last ?? { ...notSent, status: 0, text: "", attempts, durationMs: Math.round(elapsed()) };
+      return last ?? { ...notSent, status: 0, text: "", attempts, durationMs: 0 };
     }
+    left ??= performance.now();
     attempts += 1;
-    const remaining = options.deadlineMs - elapsed();
-    // AbortSignal.timeout takes whole milliseconds only.
-    const result = await attempt(
-      url,
-      payload,
-      Math.max(1, Math.ceil(Math.min(options.attemptTimeoutMs, remaining))),
-    );
+    const result = await attempt(url, payload, options.attemptTimeoutMs);
     const durationMs = Math.round(elapsed());
 
     let failure: SendFailureKind;
@@ -206,9 +211,8 @@ export async function sendEmail(
       attempts,
       durationMs,
     };
-    if (pause === null || attempts >= options.maxAttempts || elapsed() + pause >= options.deadlineMs) {
-      return last;
-    }
+    const tooLate = (pause ?? 0) + options.attemptTimeoutMs > options.deadlineMs - elapsed();
+    if (pause === null || attempts >= options.maxAttempts || tooLate) return last;
     const wait = pause;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }

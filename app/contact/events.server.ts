@@ -31,6 +31,7 @@ export type ContactEvent =
     }
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
+  | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
   | { outcome: "purged"; folder: "spam" | "undelivered" | "queue"; reason: string; ageDays: number }
   | { outcome: "imported"; count: number }
   | { outcome: "state_error"; error: string }

@@ -17,7 +17,10 @@ export function accountRefusal(status: number, text: string): string | null {
   return null;
 }
 
-export type ProviderState =
+/** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */
+export type AskedPause = { at: string; ms: number };
+
+export type ProviderState = (
   | { state: "ok" }
   | {
       state: "refusing";
@@ -28,7 +31,8 @@ export type ProviderState =
       settings: string;
       lastProbe: string;
       lastProbeId?: string;
-    };
+    }
+) & { asked?: AskedPause };
 
 const OK: ProviderState = { state: "ok" };
 
@@ -48,7 +52,15 @@ export type Provider = {
    * and then the account's refusal, in the provider's own words.
    */
   refusedOne(status: number, text: string, id: string): Promise<string | null>;
+  /** Records a pause asked past the cap; true when it starts an episode (none in force before), to tell the owner. */
+  asked(pauseMs: number): Promise<boolean>;
 };
+
+/** The pause asked for, while it is in force: until its time passes or a message goes through. */
+export function askedPause(state: ProviderState, now = Date.now()): AskedPause | null {
+  const { asked } = state;
+  return asked && Date.parse(asked.at) + asked.ms > now ? asked : null;
+}
 
 function settingsDigest(mail: MailConfig): string {
   if (mail.mode !== "relay") return "";
@@ -87,7 +99,9 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
       }),
     back: () =>
       state.change<ProviderState, boolean>(RECORD, OK, (was) =>
-        was.state === "ok" ? { next: null, result: false } : { next: OK, result: true },
+        was.state === "ok" && !was.asked
+          ? { next: null, result: false }
+          : { next: OK, result: was.state !== "ok" },
       ),
     probeDue: (probeSeconds, id) =>
       state.change<ProviderState, boolean>(RECORD, OK, (was) => {
@@ -110,6 +124,12 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
         const next = { refusals: [...recent, { status, words, id, at }].slice(-REFUSALS_KEPT) };
         const hint = `EmailJS refused two different messages with ${status} "${words}": see what it says in the EmailJS dashboard`;
         return { next, result: twice ? hint : null };
+      }),
+    asked: (pauseMs) =>
+      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
+        const at = now();
+        const asked = { at: at.toISOString(), ms: pauseMs };
+        return { next: { ...was, asked }, result: askedPause(was, at.getTime()) === null };
       }),
   };
 }

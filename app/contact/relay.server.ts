@@ -7,6 +7,7 @@ import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
 import {
   buildSendBody,
   RETRIES_WITHIN_A_REQUEST,
+  RETRY_AFTER_CAP_MS,
   sendEmail,
   type RetryOptions,
   type SendFailureKind,
@@ -106,10 +107,10 @@ export function createRelay(
           });
         }
       }
-      const slot = () =>
+      const slot = (maxWaitMs: number) =>
         pacing.slot(
           who === "visitor" ? "visitor" : "background",
-          who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS,
+          Math.min(maxWaitMs, who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS),
           stopping,
         );
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
@@ -137,7 +138,19 @@ export function createRelay(
       if (!spent && taken) await orElse(budget.giveBack(), undefined);
       if (result.failure === "paced") return { ok: false, held: "paced" };
       if (result.status === 429 || (result.status === 503 && result.retryAfterMs !== null)) {
-        await pacing.pause(result.retryAfterMs ?? DEFAULT_PAUSE_MS);
+        const askedMs = result.retryAfterMs ?? DEFAULT_PAUSE_MS;
+        await pacing.pause(Math.min(askedMs, RETRY_AFTER_CAP_MS));
+        if (askedMs > RETRY_AFTER_CAP_MS) {
+          log({
+            outcome: "provider_pause",
+            upstreamStatus: result.status,
+            askedMs,
+            pausedMs: RETRY_AFTER_CAP_MS,
+          });
+          if (await orElse(provider.asked(askedMs), false)) {
+            notify({ kind: "provider_pause", status: result.status, askedMs, at: new Date().toISOString() });
+          }
+        }
       }
       // The account's refusal: a documented answer, or the same refusal of a second, different message.
       const hint =

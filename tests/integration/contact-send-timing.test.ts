@@ -1,0 +1,154 @@
+// When the relay sends, on the wire: a production replica with redis-server and the fake EmailJS. A wait for
+// a turn at the provider's pace never eats a send's deadline, and a Retry-After past the cap holds sending
+// for the cap only, told to the owner and shown by `outbox status` and `outbox test` (decision 050).
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Redis from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { runOutboxCli } from "../support/outbox-cli";
+import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { until } from "../support/until";
+import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
+
+let redis: RedisServer;
+let fake: EmailJsFake;
+let owner: WebhookFake;
+let outbox: string;
+let replica: AppServer | undefined;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+}, 30_000);
+afterAll(() => redis?.stop());
+afterEach(async () => {
+  await replica?.stop();
+  await fake?.close();
+  await owner?.close();
+  await rm(outbox, { recursive: true, force: true });
+  const admin = new Redis(redis.url);
+  await admin.flushall();
+  admin.disconnect();
+});
+
+const env = () =>
+  relayEnv(fake.url, {
+    OUTBOX_DIR: outbox,
+    TRUST_PROXY: "1",
+    REDIS_URL: redis.url,
+    EMAILJS_MAX_PER_SECOND: "1",
+    CONTACT_REDELIVER_FIRST_SECONDS: "1",
+    CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
+    CONTACT_REDELIVER_MAX_SECONDS: "1",
+    OWNER_ALERT_URL: owner.url,
+    OWNER_ALERT_FORMAT: "json",
+  });
+
+async function start() {
+  fake = await startEmailJsFake();
+  owner = await startWebhookFake("json");
+  outbox = await mkdtemp(path.join(tmpdir(), "send-timing-"));
+  replica = await startAppServer({ env: env() });
+}
+
+async function post(subject: string, client: string) {
+  const response = await postForm(
+    `${replica!.url}/?index`,
+    { ...VALID, subject, message: `${VALID.message} ${subject}` },
+    { ...BROWSER_HEADERS, "X-Forwarded-For": client },
+  );
+  return { status: response.status, page: await response.text() };
+}
+
+const kept = async () => {
+  try {
+    return (await readdir(path.join(outbox, "undelivered"))).filter((name) => name.endsWith(".json"));
+  } catch {
+    return [];
+  }
+};
+
+const arrivals = (subject: string) =>
+  fake.requests.filter((request) => request.rawBody.includes(`"${subject}"`));
+
+/** The replica's contact log lines with this outcome. */
+const logged = (outcome: string) =>
+  replica!
+    .output()
+    .split("\n")
+    .filter((line) => line.includes(`"outcome":"${outcome}"`))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+const alerts = (event: string) =>
+  owner.accepted.filter((alert) => (alert.body as { event?: string }).event === event);
+
+describe("when the relay sends", { timeout: 180_000 }, () => {
+  it("a redelivery that waited longer than the deadline for its turn is sent whole: once, never uncertain", async () => {
+    await start();
+    // A 429 asking for 15 s (under the cap) holds the pace past the 10 s deadline; then a slow 200.
+    fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "15" } });
+    fake.setMode({ kind: "status", status: 200, body: "OK", delayMs: 500 });
+    expect((await post("Waited its turn", "203.0.113.1")).status).toBe(502);
+    expect(await kept()).toHaveLength(1);
+
+    await until(async () => (await kept()).length === 0, "the kept message to go out", 90_000);
+    expect(arrivals("Waited its turn").map((request) => request.status)).toEqual([429, 200]);
+    expect(
+      logged("relayed").map(({ ok, upstreamStatus, attempts }) => [ok, upstreamStatus, attempts]),
+    ).toEqual([
+      [false, 429, 1],
+      [true, 200, 1],
+    ]);
+    expect(logged("redelivered")).toEqual([expect.objectContaining({ attempts: 1, uncertain: false })]);
+    const status = await runOutboxCli(["status"], env());
+    expect(status.stdout).toMatch(/this month\s+1 of/);
+  });
+
+  it("a Retry-After of a day holds sending for the cap only, and the owner is told once", async () => {
+    await start();
+    fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "86400" } });
+    expect((await post("Asked a day", "203.0.113.2")).status).toBe(502);
+    // The next visitor waits its 3 s for a turn and is told the message is on its way.
+    expect((await post("Sent later", "203.0.113.3")).status).toBe(303);
+
+    await until(async () => (await kept()).length === 0, "both messages to go out after the cap", 120_000);
+    for (const subject of ["Asked a day", "Sent later"]) {
+      expect(arrivals(subject).filter((request) => request.status === 200)).toHaveLength(1);
+    }
+    await until(() => alerts("provider_pause").length === 1, "the owner's pause alert");
+    const alert = alerts("provider_pause")[0]!.body as Record<string, unknown>;
+    expect(alert).toMatchObject({ status: 429, askedMs: 86_400_000 });
+    expect(alert.title).toBe("Contact form: EmailJS asks to wait 24 hours");
+    expect(alert.text).toMatch(/sending is held until \S+, 60 seconds at most, then tried again/);
+    expect(logged("provider_pause")).toEqual([
+      expect.objectContaining({ upstreamStatus: 429, askedMs: 86_400_000, pausedMs: 60_000 }),
+    ]);
+    // A message went through: the pause is over.
+    expect((await runOutboxCli(["status"], env())).stdout).not.toMatch(/^paused/m);
+    expect(alerts("provider_pause")).toHaveLength(1);
+  });
+
+  it("while a pause asked past the cap holds, `outbox status` and `outbox test` say so in words", async () => {
+    await start();
+    fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "Fri, 01 Jan 2100 00:00:00 GMT" } });
+    expect((await post("Asked for decades", "203.0.113.4")).status).toBe(502);
+    await until(() => alerts("provider_pause").length === 1, "the owner's pause alert");
+
+    const status = await runOutboxCli(["status"], env());
+    expect(status.stdout).toMatch(
+      /^paused {6}EmailJS asked at \S+ to wait \d+ years \(until 2100-01-01T00:00:00Z\); sending is held until \S+, 60 seconds at most, then tried again$/m,
+    );
+
+    // The pace held longer than the CLI waits for a turn (as by a sender still on an older release).
+    const admin = new Redis(redis.url);
+    await admin.set("portfolio:provider-slot", "1", "PX", 600_000);
+    admin.disconnect();
+    const test = await runOutboxCli(["test"], env());
+    expect(test.code).toBe(1);
+    expect(test.stdout).toMatch(/^not sent: it waited its turn at EmailJS's rate and none came in time/);
+    expect(test.stdout).toMatch(/EmailJS asked at \S+ to wait \d+ years \(until 2100-01-01T00:00:00Z\)/);
+  });
+});
