@@ -102,6 +102,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   const held = new Queue<JobData>(HELD, opts);
   messages.on("error", () => undefined);
   held.on("error", () => undefined);
+  let risksTold = false;
   const relay = parts.relay({ slot: async () => true, pause: (ms) => messages.rateLimit(ms) });
   const jobOptions = (priority: number) => ({
     attempts: attemptsWithin(config.redelivery),
@@ -479,10 +480,11 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       worker.on("error", (error) => log({ outcome: "redelivery_error", error: error.message }));
       worker.on("completed", (job, step) => {
         if (!job.data.test) void leftRound(job.data.network);
-        if (step.state === "sent" && job.attemptsMade > 0) {
+        // attemptsMade counts the send that just succeeded: more than one, and it was sent again.
+        if (step.state === "sent" && job.attemptsMade > 1) {
           log({
             outcome: "redelivered",
-            attempts: job.attemptsMade + 1,
+            attempts: job.attemptsMade,
             uncertain: Boolean(job.data.uncertain),
           });
         }
@@ -525,7 +527,6 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   };
 
   /** Moves this instance's disk into the queue, deletes what is past CONTACT_KEEP_DAYS, tells the owner once. */
-  let risksTold = false;
   async function housekeeping(): Promise<boolean> {
     if (connection.status !== "ready") return false;
     if (!risksTold) {
