@@ -136,6 +136,7 @@ async function main() {
       busy: o.busy,
       backlog: o.backlog,
       visitors: o.visitors,
+      before: o.before,
     },
     loadavgAtStart: os.loadavg(),
   };
@@ -345,6 +346,7 @@ async function main() {
         headers: BROWSER_HEADERS,
         backlog: o.backlog,
         visitors: o.visitors,
+        before: o.before,
         log,
       });
     }

@@ -2,7 +2,7 @@
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
                         [--skip weight,lighthouse,load,contact,pacing] [--quick]
                         [--build] [--wait-idle LOAD[:MAXSEC]] [--busy N]
-                        [--backlog N] [--visitors N]
+                        [--backlog N] [--visitors N] [--before REV|none]
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (build/server.js, as npm start) with the EmailJS
@@ -35,13 +35,20 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               the server's CPU time per request for a page view, a sent
               post, a refused post (400, page and data) and a throttled
               one (429, from a second server whose limit is used up)
-  pacing      two replicas, one redis-server, EMAILJS_MAX_PER_SECOND=1 and
-              the fake answering 429 past one request a second: --backlog
-              (20) messages kept while the fake answers 500, then drained
+  pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
+              answering 429 past one request a second: "queue", two
+              replicas with REDIS_URL on one redis-server and a folder
+              each; "folder", one process without REDIS_URL; "before",
+              two replicas sharing a folder and Redis, built from commit
+              --before (b343293, the last before the queue; none: not
+              measured) in a worktree in the temporary folder. On each:
+              --backlog (20) messages kept while the fake answers 500
+              (counted by the engine's own \`outbox list\`), then drained
               (mails, seconds, requests a second, the most in any second,
               429s); then --visitors (20) posts, one at a time with the
               pacing idle and 5 at once: p50/p99 of the answer and how
-              many were kept as "paced" (sent later)
+              many were answered 303 before their mail went out (kept,
+              sent later)
 --quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
 --wait-idle 1.5:120: before each part, wait (at most 120 s) until the
 1-minute load average is under 1.5, then go on regardless.
@@ -59,6 +66,7 @@ export function parseArgs(argv) {
     busy: 2,
     backlog: 20,
     visitors: 20,
+    before: "b343293",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -75,7 +83,10 @@ export function parseArgs(argv) {
     else if (a === "--busy") o.busy = Number(value());
     else if (a === "--backlog") o.backlog = Number(value());
     else if (a === "--visitors") o.visitors = Number(value());
-    else if (a === "--wait-idle") {
+    else if (a === "--before") {
+      const rev = value();
+      o.before = rev === "none" ? null : rev;
+    } else if (a === "--wait-idle") {
       const [load, max = "300"] = value().split(":");
       o.idle = { load: Number(load), maxSeconds: Number(max) };
     } else fail(`unknown argument ${a}`);

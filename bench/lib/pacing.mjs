@@ -1,81 +1,116 @@
-// The provider's pace (decision 046) on two production replicas sharing a redis-server and an outbox, against
-// the EmailJS fake at one request a second: a backlog drained, and what the pacing adds to a visitor's send.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// The provider's pace (decisions 046, 053) on each engine, against the EmailJS fake at one request a second: the
+// queue (two replicas, one redis-server, a folder each), the folder (one process, no Redis) and the code before
+// the queue (an earlier commit's two replicas sharing a folder and Redis). A backlog drained, and a visitor's answer.
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { spawnSync } from "node:child_process";
+import { countUndelivered, prepareCheckout, startServerIn } from "./checkout.mjs";
 import { median, p99 } from "./common.mjs";
-import { importTs } from "./ts.mjs";
+import { importTs, ROOT } from "./ts.mjs";
 
 /** The pacing is idle once the last request to the provider is this old (a slot is 1.05 s at 1 a second). */
 const IDLE_MS = 1_200;
 /** Visitors posting at once in the second run. */
 const TOGETHER = 5;
+const MAX_PER_SECOND = 1;
 
 /**
- * `env`: the relay's settings; `message` and `headers`: a visitor's post. `backlog` messages are kept while
- * the fake answers 500, then drained; `visitors` post one each, alone, then 5 at once.
+ * `env`: the relay's settings; `message` and `headers`: a visitor's post; `before`: the commit to measure
+ * too, or null. On each engine, `backlog` messages are kept while the fake answers 500, then drained;
+ * `visitors` post one each, alone, then 5 at once.
  */
-export async function measurePacing({ env, message, headers, backlog, visitors, log }) {
+export async function measurePacing({ env, message, headers, backlog, visitors, before, log }) {
   const { modules, close } = await importTs(
     "tests/support/app-server.ts",
+    "tests/support/free-port.ts",
     "tests/support/emailjs-fake.ts",
     "tests/support/redis-server.ts",
     "tests/support/until.ts",
   );
   await close();
-  const [{ startAppServer }, { busiestSecond, OK_MODE, startEmailJsFake }, { startRedisServer }, { until }] =
-    modules;
+  const [{ answering }, { freePort }, fakes, { startRedisServer }, { until }] = modules;
+  const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const earlier = before ? prepareCheckout(before, log) : null;
+  const engines = [
+    { engine: "queue", root: ROOT, commit: head, replicas: 2, redis: true, sharedFolder: false },
+    { engine: "folder", root: ROOT, commit: head, replicas: 1, redis: false, sharedFolder: false },
+    ...(earlier
+      ? [
+          {
+            engine: "before",
+            root: earlier.dir,
+            commit: earlier.commit,
+            replicas: 2,
+            redis: true,
+            sharedFolder: true,
+          },
+        ]
+      : []),
+  ];
+  const parts = { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until };
+  const results = [];
+  for (const { root, ...spec } of engines) {
+    const started = performance.now();
+    try {
+      const figures = await measureEngine(root, spec, { ...parts, support: { answering, freePort } });
+      results.push({ ...spec, ...figures, minutes: (performance.now() - started) / 60_000 });
+    } catch (error) {
+      // One engine's failure is a finding: the others are still measured.
+      log(`pacing (${spec.engine}): ${error.message}`);
+      results.push({ ...spec, error: error.message.split("\n")[0] });
+    }
+  }
+  return { maxPerSecond: MAX_PER_SECOND, atOnce: TOGETHER, engines: results };
+}
+
+async function measureEngine(
+  root,
+  spec,
+  { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until, support },
+) {
+  const { busiestSecond, OK_MODE, startEmailJsFake } = fakes;
   const stops = [];
   try {
     const fake = await startEmailJsFake();
     stops.push(() => fake.close());
-    fake.limitRate(1);
-    const redis = await startRedisServer();
-    stops.push(() => redis.stop());
-    const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-pacing-"));
-    stops.push(() => rmSync(outbox, { recursive: true, force: true }));
-    const replicaEnv = {
+    fake.limitRate(MAX_PER_SECOND);
+    const redis = spec.redis ? await startRedisServer() : null;
+    if (redis) stops.push(() => redis.stop());
+    const folder = () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "bench-pacing-"));
+      stops.push(() => rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    };
+    const shared = spec.sharedFolder ? folder() : null;
+    const envs = Array.from({ length: spec.replicas }, () => ({
       ...env,
       EMAILJS_API_URL: fake.url,
-      OUTBOX_DIR: outbox,
-      REDIS_URL: redis.url,
+      OUTBOX_DIR: shared ?? folder(),
+      ...(redis ? { REDIS_URL: redis.url } : {}),
       TRUST_PROXY: "1",
       CONTACT_BOT_CHECKS: "off",
-      EMAILJS_MAX_PER_SECOND: "1",
+      EMAILJS_MAX_PER_SECOND: String(MAX_PER_SECOND),
       CONTACT_REDELIVER_FIRST_SECONDS: "1",
       CONTACT_REDELIVER_MAX_SECONDS: "1",
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
-    };
-    const replicas = await Promise.all([0, 1].map(() => startAppServer({ env: replicaEnv })));
+    }));
+    const replicas = await Promise.all(envs.map((replicaEnv) => startServerIn(root, replicaEnv, support)));
     stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
+    /** What the owner's `outbox list` counts, beside the first replica. */
+    const undelivered = () => countUndelivered(root, envs[0]);
 
-    const undelivered = path.join(outbox, "undelivered");
-    const readKept = (name) => {
-      try {
-        return JSON.parse(readFileSync(path.join(undelivered, name), "utf8"));
-      } catch {
-        return null; // sent and removed meanwhile
-      }
-    };
-    const kept = () => {
-      try {
-        return readdirSync(undelivered).filter((name) => name.endsWith(".json") && !name.startsWith("."));
-      } catch {
-        return [];
-      }
-    };
-    const keptReason = (subject) =>
-      kept()
-        .map(readKept)
-        .find((entry) => entry?.template_params.subject === subject)?.reason ?? null;
     const mailedAt = (subject) =>
       fake.requests.find((r) => r.status === 200 && r.rawBody.includes(`"${subject}"`))?.at ?? null;
+    const mailed = (posts) => posts.every((p) => mailedAt(p.subject) !== null);
+    /** Answered as sent or kept: mailed sooner or later. */
+    const accepted = (posts) => posts.filter((p) => p.status === 303 || p.status === 502);
 
-    /** A no-JS post to a replica from `client` (as the proxy names it): the answer's time and what was kept. */
+    /** A no-JS post to a replica from `client` (as the proxy names it): when it was answered, and how. */
     const post = async (i, client, subject) => {
       const started = performance.now();
-      const res = await fetch(`${replicas[i % 2].url}/?index`, {
+      const res = await fetch(`${replicas[i % replicas.length].url}/?index`, {
         method: "POST",
         redirect: "manual",
         headers: {
@@ -92,28 +127,29 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
         }),
       });
       await res.arrayBuffer();
-      const ms = performance.now() - started;
-      return { subject, status: res.status, ms, started, reason: keptReason(subject) };
+      const answered = performance.now();
+      return { subject, status: res.status, ms: answered - started, started, answered };
     };
-    const drained = (what, ms) => until(() => kept().length === 0, what, ms);
 
-    log(`pacing: a backlog of ${backlog} kept while the fake answers 500, then drained`);
+    log(`pacing (${spec.engine}): a backlog of ${backlog} kept while the fake answers 500, then drained`);
     fake.setMode({ kind: "status", status: 500 });
     const answers = await Promise.all(
       Array.from({ length: backlog }, (_, i) => post(i, `10.${i}.0.1`, `Backlog ${i}`)),
     );
-    const keptCount = kept().length;
+    const kept = await undelivered();
     const from = fake.requests.length;
     const switched = performance.now();
     fake.setMode(OK_MODE);
-    await drained("the backlog to drain", 60_000 + backlog * 5_000);
-    const seconds = (performance.now() - switched) / 1000;
-    const sent = fake.requests.slice(from);
+    const waited = accepted(answers);
+    await until(() => mailed(waited), "the backlog to drain", 60_000 + backlog * 5_000);
+    const last = Math.max(switched, ...waited.map((p) => mailedAt(p.subject)));
+    const sent = fake.requests.slice(from).filter((r) => r.at <= last);
+    const seconds = (last - switched) / 1000;
     const gaps = sent.slice(1).map((r, i) => r.at - sent[i].at);
     const drain = {
       posted: backlog,
       statusCodes: countBy(answers.map((a) => a.status)),
-      kept: keptCount,
+      kept,
       delivered: sent.filter((r) => r.status === 200).length,
       requests: sent.length,
       seconds,
@@ -121,31 +157,32 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
       meanGapMs: gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : null,
       busiestSecond: busiestSecond(sent),
       tooMany: sent.filter((r) => r.status === 429).length,
+      left: await undelivered(),
     };
 
     const quietMs = () => performance.now() - (fake.requests.at(-1)?.at ?? -Infinity);
-    const idle = () =>
-      until(() => kept().length === 0 && quietMs() >= IDLE_MS, "the pacing to be idle", 60_000);
-    log(`pacing: ${visitors} visitors post one at a time, the pacing idle`);
+    const idle = (posts) =>
+      until(() => mailed(accepted(posts)) && quietMs() >= IDLE_MS, "the pacing to be idle", 60_000);
+    log(`pacing (${spec.engine}): ${visitors} visitors post one at a time, the pacing idle`);
     const alone = [];
     for (let i = 0; i < visitors; i++) {
-      await idle();
+      await idle(alone);
       alone.push(await post(i, `10.${i}.1.1`, `Alone ${i}`));
     }
-    log(`pacing: ${visitors} visitors post ${TOGETHER} at once`);
+    log(`pacing (${spec.engine}): ${visitors} visitors post ${TOGETHER} at once`);
     const together = [];
     for (let i = 0; i < visitors; i += TOGETHER) {
-      await idle();
+      await idle([...alone, ...together]);
       const group = Array.from({ length: Math.min(TOGETHER, visitors - i) }, (_, j) => i + j);
       together.push(...(await Promise.all(group.map((k) => post(k, `10.${k}.2.1`, `Together ${k}`)))));
     }
-    await drained("the paced messages to go out", 60_000);
+    await idle(together);
     return {
       replicas: replicas.length,
-      maxPerSecond: 1,
       drain,
       alone: visitorFigures(alone, mailedAt),
-      together: { ...visitorFigures(together, mailedAt), atOnce: TOGETHER },
+      together: visitorFigures(together, mailedAt),
+      left: await undelivered(),
       tooManyInAll: fake.requests.filter((r) => r.status === 429).length,
     };
   } finally {
@@ -155,20 +192,23 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
 
 const countBy = (values) => values.reduce((n, v) => ({ ...n, [v]: (n[v] ?? 0) + 1 }), {});
 
-/** Percentiles of the answers' times; those kept as "paced" and how long until their mail went out. */
+/** Percentiles of the answers' times; those answered 303 before their mail went out (kept), and how long it took. */
 function visitorFigures(posts, mailedAt) {
   const times = posts.map((p) => p.ms);
-  const paced = posts.filter((p) => p.status === 303 && p.reason === "paced");
-  const laterMs = paced
-    .map((p) => mailedAt(p.subject))
-    .flatMap((at, i) => (at === null ? [] : [at - paced[i].started]));
+  const later = posts.filter((p) => {
+    const at = mailedAt(p.subject);
+    return p.status === 303 && (at === null || at > p.answered);
+  });
+  const laterMs = later.flatMap((p) =>
+    mailedAt(p.subject) === null ? [] : [mailedAt(p.subject) - p.started],
+  );
   return {
     posts: posts.length,
     statusCodes: countBy(posts.map((p) => p.status)),
     p50Ms: median(times),
     p99Ms: p99(times),
-    paced: paced.length,
-    pacedMailed: laterMs.length,
-    pacedMailedAfterMaxMs: laterMs.length ? Math.max(...laterMs) : null,
+    kept: later.length,
+    keptMailed: laterMs.length,
+    keptMailedWithinMs: laterMs.length ? Math.max(...laterMs) : null,
   };
 }
