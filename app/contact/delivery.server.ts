@@ -142,6 +142,8 @@ export function createDelivery(
           ...keeping,
           upstreamStatus: sent.held ? 0 : sent.status,
           counted: !sent.held && sent.counted,
+          // The give-up clock runs only while the provider fails it, not while the owner must act (decision 052).
+          ...(failure.reason !== REFUSING.reason ? { failedAt: new Date().toISOString() } : {}),
         },
         allowances.store,
       );

@@ -22,11 +22,29 @@ function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings
 
 export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
   if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  return Date.parse(entry.time) + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
+  const failed = Date.parse(entry.failedAt ?? entry.time);
+  return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
 }
 
 /** Only a message the provider failed on may be given up; one held back by us, or refused with the account, waits. */
 const TRANSIENT: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
+
+/**
+ * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
+ * was due, so time held for the budget, the pace, the network's share or the owner never counts (decision 052).
+ */
+function failingSeconds(entry: UndeliveredEntry, settings: Settings, now: number): number {
+  const earlier = entry.failedSeconds ?? 0;
+  if (!entry.failedAt) return earlier;
+  const waited = Math.min(now, nextAttemptAt(entry, settings)) - Date.parse(entry.failedAt);
+  return earlier + Math.max(0, waited) / 1_000;
+}
+
+/** The entry with its current wait on the provider closed: nothing after this counts until it fails again. */
+function stretchClosed(entry: UndeliveredEntry, settings: Settings, now: number): UndeliveredEntry {
+  const { failedAt: _, sending: __, ...rest } = entry;
+  return { ...rest, failedSeconds: failingSeconds(entry, settings, now) };
+}
 
 type SentAgain =
   | { ok: true; attempts: number; uncertain: boolean }
@@ -46,12 +64,13 @@ export async function sendKept(
   const attempts = (entry.attempts ?? 0) + 1;
   const wasUncertain = mayHaveArrived(entry);
   await writeEntry(file, { ...entry, sending: new Date().toISOString() });
-  const { sending: _, ...rest } = entry;
   const sent = await relay.send(entry.template_params, { who, counted: entry.counted, stopping });
   if (sent.ok) {
     await rm(file, { force: true });
     return { ok: true, attempts, uncertain: wasUncertain };
   }
+  const now = Date.now();
+  const rest = stretchClosed(entry, settings, now);
   if (sent.held && sent.held !== "provider_refusing") {
     await writeEntry(file, rest);
     return { ok: false, held: true, reason: sent.held };
@@ -69,8 +88,9 @@ export async function sendKept(
     uncertain,
     ...(sent.counted ? { counted: true } : {}),
     attempts,
+    ...(TRANSIENT.has(reason) ? { failedAt: new Date(now).toISOString() } : {}),
     nextAttempt: new Date(
-      Date.now() + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
+      now + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
     ).toISOString(),
   });
   return { ok: false, held: false, attempts, reason, status: sent.status, uncertain };
@@ -97,8 +117,8 @@ async function redeliverDue(
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
-      const tooOld = Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000;
-      if (tooOld && TRANSIENT.has(entry.reason)) {
+      const failedTooLong = failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600;
+      if (failedTooLong && TRANSIENT.has(entry.reason)) {
         await writeEntry(file, { ...entry, gaveUp: true });
         log({
           outcome: "gave_up",

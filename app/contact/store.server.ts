@@ -38,6 +38,10 @@ export type UndeliveredEntry = OutboxEntry & {
   signals?: string[];
   attempts?: number;
   nextAttempt?: string;
+  /** The provider's last failure, whose wait runs until nextAttempt; with failedSeconds, the give-up clock (decision 052). */
+  failedAt?: string;
+  /** Seconds of waits the provider's earlier failures caused. */
+  failedSeconds?: number;
   gaveUp?: boolean;
   /** Set while an attempt runs: found later, that attempt may have reached the provider. */
   sending?: string;
@@ -47,7 +51,7 @@ export type UndeliveredEntry = OutboxEntry & {
 
 export type KeptAs = Pick<
   UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted"
+  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted" | "failedAt"
 >;
 
 export const UNDELIVERED_LIMIT = 1_000;
@@ -105,6 +109,8 @@ const ENTRY = z.object({
   signals: z.array(z.string()).optional(),
   attempts: z.number().optional(),
   nextAttempt: z.string().optional(),
+  failedAt: z.string().optional(),
+  failedSeconds: z.number().optional(),
   gaveUp: z.boolean().optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
@@ -196,6 +202,7 @@ export async function storeUndelivered(
         upstreamStatus: failure.upstreamStatus,
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),
+        ...(failure.failedAt ? { failedAt: failure.failedAt } : {}),
         ...(existing?.counted || failure.counted ? { counted: true } : {}),
       });
       return existing ? "existing" : "new";

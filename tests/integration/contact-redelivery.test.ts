@@ -1,7 +1,7 @@
 // Redelivery by itself: two production replicas share one outbox folder and relay to the fake provider;
 // messages kept while it fails reach the owner once it is back, each exactly once, with nobody running
 // a command, through a SIGTERM mid-send, after a longer wait when they may have been delivered, and a
-// message too old to try stays for the owner with one log line.
+// message the provider failed for too long stays for the owner with one log line.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -141,7 +141,7 @@ describe("redelivery", { timeout: 60_000 }, () => {
     for (const at of retries("Surely not")) expect(at).toBeGreaterThanOrEqual(surelyKept + 1_000);
   });
 
-  it("a message older than CONTACT_REDELIVER_FOR_HOURS stays for the owner and is logged once", async () => {
+  it("a message the provider failed for longer than CONTACT_REDELIVER_FOR_HOURS stays for the owner and is logged once", async () => {
     const old = {
       lib_version: "4.4.1",
       template_params: {
@@ -155,6 +155,7 @@ describe("redelivery", { timeout: 60_000 }, () => {
       reason: "upstream_error",
       upstreamStatus: 500,
       uncertain: false,
+      failedSeconds: 100 * 3_600,
     };
     const dir = path.join(outbox, "undelivered");
     await mkdir(dir, { recursive: true, mode: 0o700 });

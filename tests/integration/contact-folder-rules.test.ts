@@ -1,0 +1,101 @@
+// The folder engine's rules on the production server, the fake EmailJS and the CLI (decision 052): the
+// give-up clock counts only the provider's failures.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { VALID_TEMPLATE_PARAMS, relayEnv } from "../support/contact";
+import { useFakeAndOutbox } from "../support/fake-and-outbox";
+
+const scratch = useFakeAndOutbox("folder-rules-");
+let server: AppServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+const env = (extra: Record<string, string> = {}) =>
+  relayEnv(scratch.fake.url, {
+    OUTBOX_DIR: scratch.outbox,
+    TRUST_PROXY: "1",
+    CONTACT_REDELIVER_FIRST_SECONDS: "1",
+    CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
+    CONTACT_REDELIVER_MAX_SECONDS: "1",
+    CONTACT_REDELIVER_FOR_HOURS: "1",
+    ...extra,
+  });
+
+const start = async (extra: Record<string, string> = {}) => {
+  server = await startAppServer({ env: env(extra) });
+  return server;
+};
+
+const paramsOf = (subject: string) => ({ ...VALID_TEMPLATE_PARAMS, subject });
+const fileOf = (folder: string, subject: string) =>
+  path.join(scratch.outbox, folder, undeliveredFileName(paramsOf(subject)));
+
+/** A kept message in `folder`, written as the server writes one. */
+async function keep(subject: string, fields: Partial<UndeliveredEntry>, folder = "undelivered") {
+  await mkdir(path.join(scratch.outbox, folder), { recursive: true, mode: 0o700 });
+  const entry: UndeliveredEntry = {
+    lib_version: "4.4.1",
+    template_params: paramsOf(subject),
+    time: new Date().toISOString(),
+    reason: "upstream_error",
+    upstreamStatus: 500,
+    uncertain: false,
+    ...fields,
+  };
+  await writeFile(fileOf(folder, subject), JSON.stringify(entry), { mode: 0o600 });
+}
+
+async function entryOf(subject: string, folder = "undelivered"): Promise<UndeliveredEntry | null> {
+  try {
+    return JSON.parse(await readFile(fileOf(folder, subject), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+const arrivals = (subject: string) =>
+  scratch.fake.requests.filter((request) => request.rawBody.includes(`"${subject}"`));
+
+const log = () => server?.output() ?? "";
+
+describe("the folder engine's rules", { timeout: 60_000 }, () => {
+  it("gives a message up only after CONTACT_REDELIVER_FOR_HOURS of the provider's failures, never for time held", async () => {
+    // Held 4 days for the budget, never failed: its first failure starts the clock.
+    await keep("Held for the budget", { time: ago(4 * DAY), reason: "over_daily_limit", upstreamStatus: 0 });
+    // Failed once 2 hours ago, then waited for the owner's fix (or a stopped server): 1 s of failing.
+    await keep("Waited for the owner", {
+      time: ago(2 * HOUR),
+      failedAt: ago(2 * HOUR),
+      nextAttempt: ago(2 * HOUR - 1_000),
+      attempts: 1,
+    });
+    // Kept a moment ago, but the provider has failed it for an hour less a second.
+    await keep("Failed for an hour", { failedAt: new Date().toISOString(), failedSeconds: 3_599 });
+    scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" });
+    await start();
+
+    const progress = async (subject: string) => {
+      if ((await entryOf(subject))?.gaveUp) return "given up";
+      return arrivals(subject).length >= 2 ? "tried again" : "waiting";
+    };
+    const state = async () => ({
+      budget: await progress("Held for the budget"),
+      owner: await progress("Waited for the owner"),
+      failing: await progress("Failed for an hour"),
+    });
+    await expect
+      .poll(state, { timeout: 20_000, interval: 100 })
+      .toEqual({ budget: "tried again", owner: "tried again", failing: "given up" });
+    expect(arrivals("Failed for an hour")).toHaveLength(0);
+    expect(log().match(/"outcome":"gave_up"/g)).toHaveLength(1);
+  });
+});
