@@ -54,18 +54,23 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
   const keepMs = config.keepDays * DAY_MS;
   const age = (time: string) => now - Date.parse(time);
 
+  // Only what waits for the owner expires, counted from when it began to (decision 052).
   const spam = await listUndelivered(config.mail.spamDir);
   const waiting = await listUndelivered(config.mail.undeliveredDir);
   const expired = [
-    ...spam.messages.map((item) => ({ ...item, folder: "spam" as const })),
+    ...spam.messages.map(({ file, entry }) => ({ file, entry, since: entry.time, folder: "spam" as const })),
     ...waiting.messages
-      .filter(({ entry }) => entry.gaveUp || entry.reason === "over_network_limit")
-      .map((item) => ({ ...item, folder: "undelivered" as const })),
-  ].filter(({ entry }) => age(entry.time) > keepMs);
-  for (const { file, entry, folder } of expired) {
+      .filter(({ entry }) => entry.gaveUp)
+      .map(({ file, entry }) => ({
+        file,
+        entry,
+        since: entry.gaveUpAt ?? entry.time,
+        folder: "undelivered" as const,
+      })),
+  ].filter(({ since }) => age(since) > keepMs);
+  for (const { file, entry, since, folder } of expired) {
     await rm(file, { force: true });
-    const ageDays = Math.floor(age(entry.time) / DAY_MS);
-    log({ outcome: "purged", folder, reason: entry.reason, ageDays });
+    log({ outcome: "purged", folder, reason: entry.reason, ageDays: Math.floor(age(since) / DAY_MS) });
   }
 
   const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);

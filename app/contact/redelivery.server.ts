@@ -119,7 +119,7 @@ async function redeliverDue(
       if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
       const failedTooLong = failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600;
       if (failedTooLong && TRANSIENT.has(entry.reason)) {
-        await writeEntry(file, { ...entry, gaveUp: true });
+        await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
         log({
           outcome: "gave_up",
           reason: entry.reason,

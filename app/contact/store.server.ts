@@ -43,6 +43,8 @@ export type UndeliveredEntry = OutboxEntry & {
   /** Seconds of waits the provider's earlier failures caused. */
   failedSeconds?: number;
   gaveUp?: boolean;
+  /** When it was given up: retention counts from here (decision 052). */
+  gaveUpAt?: string;
   /** Set while an attempt runs: found later, that attempt may have reached the provider. */
   sending?: string;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
@@ -112,6 +114,7 @@ const ENTRY = z.object({
   failedAt: z.string().optional(),
   failedSeconds: z.number().optional(),
   gaveUp: z.boolean().optional(),
+  gaveUpAt: z.string().optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
 });

@@ -98,4 +98,36 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     expect(arrivals("Failed for an hour")).toHaveLength(0);
     expect(log().match(/"outcome":"gave_up"/g)).toHaveLength(1);
   });
+
+  it("retention deletes only what waits for the owner, CONTACT_KEEP_DAYS after it began to wait", async () => {
+    // Kept 35 days, given up by this server: its 30 days start now.
+    await keep("Given up now", {
+      time: ago(35 * DAY),
+      failedAt: new Date().toISOString(),
+      failedSeconds: 3_599,
+    });
+    await keep("Given up long ago", { time: ago(40 * DAY), gaveUp: true, gaveUpAt: ago(31 * DAY) });
+    // Held 35 days for its network's share: still to be sent, never deleted.
+    await keep("Held for the network", {
+      time: ago(35 * DAY),
+      reason: "over_network_limit",
+      upstreamStatus: 0,
+    });
+    await start({ CONTACT_KEEP_DAYS: "30" });
+
+    await expect.poll(async () => (await entryOf("Given up now"))?.gaveUp, { timeout: 20_000 }).toBe(true);
+    // A later pass: a message written now is due in a second and sent by a pass that tidies first.
+    await keep("Later", { failedAt: new Date().toISOString() });
+    await expect.poll(() => arrivals("Later").length, { timeout: 20_000, interval: 100 }).toBe(1);
+    await expect.poll(() => entryOf("Later"), { timeout: 20_000, interval: 100 }).toBeNull();
+
+    expect(await entryOf("Given up now")).not.toBeNull();
+    expect(await entryOf("Given up long ago")).toBeNull();
+    const heldOn =
+      (await entryOf("Held for the network")) !== null || arrivals("Held for the network").length;
+    expect(heldOn).toBeTruthy();
+    const purged = log().match(/"outcome":"purged"[^\n]*/g) ?? [];
+    expect(purged).toHaveLength(1);
+    expect(purged[0]).toContain('"ageDays":31');
+  });
 });
