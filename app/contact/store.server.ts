@@ -76,8 +76,9 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
+/** Kept messages only: a file that is not one never takes a place (decision 052). */
 export async function countUndelivered(dir: string): Promise<number> {
-  return (await entryFiles(dir)).length;
+  return (await listUndelivered(dir)).messages.length;
 }
 
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
@@ -104,7 +105,7 @@ const ENTRY = z.object({
     message: z.string(),
     to_name: z.string(),
   }),
-  time: z.string(),
+  time: z.unknown().optional(),
   reason: z.string(),
   upstreamStatus: z.number(),
   uncertain: z.boolean(),
@@ -121,6 +122,13 @@ const ENTRY = z.object({
 
 const ENTRY_MAX_BYTES = 64 * 1024;
 
+/** A time in the future or none that can be read: the message arrived when its file was written, at the latest now (decision 052). */
+function arrival(time: unknown, writtenMs: number): string {
+  const now = Date.now();
+  const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
+  return ms <= now ? (time as string) : new Date(Math.min(writtenMs, now)).toISOString();
+}
+
 /** Links and FIFOs are not read (decision 025). */
 export async function readUndelivered(file: string): Promise<UndeliveredEntry | { problem: string }> {
   let handle;
@@ -135,7 +143,8 @@ export async function readUndelivered(file: string): Promise<UndeliveredEntry | 
     if (!stat.isFile()) return { problem: "not a regular file" };
     if (stat.size > ENTRY_MAX_BYTES) return { problem: `too large (${stat.size} bytes)` };
     const parsed = ENTRY.safeParse(JSON.parse(await handle.readFile("utf8")));
-    return parsed.success ? (parsed.data as UndeliveredEntry) : { problem: "not a kept message" };
+    if (!parsed.success) return { problem: "not a kept message" };
+    return { ...parsed.data, time: arrival(parsed.data.time, stat.mtimeMs) } as UndeliveredEntry;
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message})` };
   } finally {
@@ -191,7 +200,10 @@ export async function storeUndelivered(
   return inTurn(dir, () =>
     locked(dir, "store", true, async () => {
       const existing = await kept();
-      if (!existing && (await countUndelivered(dir)) >= limit) {
+      // Files are read only when their names alone fill the folder.
+      const full = async () =>
+        (await entryFiles(dir)).length >= limit && (await countUndelivered(dir)) >= limit;
+      if (!existing && (await full())) {
         const oldest = evictOldest && (await listUndelivered(dir)).messages[0];
         if (!oldest) return "full";
         await rm(oldest.file, { force: true });

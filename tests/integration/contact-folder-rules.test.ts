@@ -1,11 +1,12 @@
 // The folder engine's rules on the production server, the fake EmailJS and the CLI (decision 052): the
-// give-up clock counts only the provider's failures.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// give-up clock counts only the provider's failures, retention only what waits for the owner, and files
+// that are not messages take no place.
+import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { VALID_TEMPLATE_PARAMS, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, VALID_TEMPLATE_PARAMS, postForm, relayEnv } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 
 const scratch = useFakeAndOutbox("folder-rules-");
@@ -129,5 +130,34 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     const purged = log().match(/"outcome":"purged"[^\n]*/g) ?? [];
     expect(purged).toHaveLength(1);
     expect(purged[0]).toContain('"ageDays":31');
+  });
+
+  it("files that are not messages take no place, and a message dated in the future or not at all arrives now", async () => {
+    const dir = path.join(scratch.outbox, "undelivered");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    for (let i = 0; i < 1_000; i++) await writeFile(path.join(dir, `junk-${i}.json`), "{}", { mode: 0o600 });
+    // Dated 2099, its file written 31 days ago: spam held that long goes.
+    await keep("Spam from 2099", { time: "2099-01-01T00:00:00.000Z", reason: "suspected_spam" }, "spam");
+    const monthAgo = new Date(Date.now() - 31 * DAY);
+    await utimes(fileOf("spam", "Spam from 2099"), monthAgo, monthAgo);
+    // No time at all: still a message, sent like any other.
+    await keep("Timeless", { reason: "over_daily_limit", upstreamStatus: 0 });
+    const timeless = JSON.parse(await readFile(fileOf("undelivered", "Timeless"), "utf8"));
+    delete timeless.time;
+    await writeFile(fileOf("undelivered", "Timeless"), JSON.stringify(timeless), { mode: 0o600 });
+    scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "During the outage");
+    await start({ CONTACT_KEEP_DAYS: "30" });
+
+    const posted = await postForm(
+      `${server!.url}/?index`,
+      { ...VALID, subject: "During the outage" },
+      { ...BROWSER_HEADERS, "X-Forwarded-For": "198.51.100.7" },
+    );
+    expect(posted.status).toBe(502);
+    expect(await entryOf("During the outage")).not.toBeNull();
+
+    await expect.poll(() => arrivals("Timeless").length, { timeout: 20_000, interval: 100 }).toBe(1);
+    await expect.poll(() => entryOf("Spam from 2099", "spam"), { timeout: 20_000, interval: 100 }).toBeNull();
+    expect(log()).toMatch(/"outcome":"purged","folder":"spam","reason":"suspected_spam","ageDays":31/);
   });
 });
