@@ -29,9 +29,9 @@ export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context"
   services.proof.challenge(clientKey(context.clientAddress));
 
 export function startContactRedelivery(): Redelivery {
-  const { relay, notify, settled } = services;
+  const { relay, notify, settled, limits } = services;
   if (!relay) return { stop: settled };
-  const redelivery = startRedelivery({ config, relay, notify });
+  const redelivery = startRedelivery({ config, relay, notify, limits });
   return {
     async stop() {
       await redelivery.stop();

@@ -11,7 +11,6 @@ import {
   storeUndelivered,
   writeToOutbox,
   type KeptAs,
-  type StoreAllowance,
   type StoreOutcome,
 } from "./store.server";
 
@@ -66,16 +65,26 @@ export function createDelivery(
     dir: string,
     params: TemplateParams,
     keptAs: KeptAs,
-    mayStore: () => Promise<StoreAllowance>,
-    makeRoom = false,
+    allowances: Allowances,
+    spam = false,
   ): Promise<boolean> {
-    const evictOldest = makeRoom
+    const mayStore = spam ? allowances.storeSpam : allowances.store;
+    const evictOldest = spam
       ? (oldest: { time: string }) =>
           log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) })
       : undefined;
     let stored: StoreOutcome | "failed";
     try {
-      stored = await storeUndelivered(dir, params, keptAs, { mayStore, evictOldest });
+      const network = allowances.network;
+      stored = await storeUndelivered(
+        dir,
+        params,
+        { ...keptAs, ...(network ? { network } : {}) },
+        {
+          mayStore,
+          evictOldest,
+        },
+      );
     } catch {
       stored = "failed";
     }
@@ -85,13 +94,7 @@ export function createDelivery(
 
   const hold = async (reason: HeldFor, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
     const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
-    const kept = await keep(
-      { outcome: "kept", reason },
-      mail.undeliveredDir,
-      params,
-      keptAs,
-      allowances.store,
-    );
+    const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, allowances);
     return kept ? { ok: true, held: reason } : NOT_KEPT;
   };
 
@@ -102,7 +105,7 @@ export function createDelivery(
         mail.spamDir,
         params,
         { reason: "suspected_spam", signals, upstreamStatus: 0, uncertain: false },
-        allowances.storeSpam,
+        allowances,
         true,
       ),
 
@@ -145,7 +148,7 @@ export function createDelivery(
           // The give-up clock runs only while the provider fails it, not while the owner must act (decision 052).
           ...(failure.reason !== REFUSING.reason ? { failedAt: new Date().toISOString() } : {}),
         },
-        allowances.store,
+        allowances,
       );
       if (!kept) return NOT_KEPT;
       // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).

@@ -22,6 +22,8 @@ export type Allowances = {
   storeSpam(): Promise<StoreAllowance>;
   mailFromNetwork(): Promise<boolean>;
   giveBack(): Promise<void>;
+  /** The client's network, kept with what it leaves so the network's share can send it later (decision 052). */
+  network?: string;
 };
 
 export type Limits = {
@@ -32,6 +34,8 @@ export type Limits = {
     message: ContactMessage,
     client: string,
   ): Promise<{ refusal: Refusal } | Allowances>;
+  /** Takes a unit of the network's daily mail share; false when it is used up. */
+  mailFromNetwork(network: string): Promise<boolean>;
 };
 
 const DAY = 24 * 60 * 60;
@@ -64,9 +68,10 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
   const spamByNetwork = allowance(STORED_PER_NETWORK, "contact-spam-network");
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
   const mailedByNetwork = allowance(
-    { max: config.networkDailyLimit, windowSeconds: DAY },
+    { max: config.networkDailyLimit, windowSeconds: config.networkDaySeconds ?? DAY },
     "contact-mailed-network",
   );
+  const mailFromNetwork = async (network: string) => "used" in (await mailedByNetwork(network));
 
   const store =
     (byClient: typeof storedByClient, byNetwork: typeof storedByNetwork, client: string) =>
@@ -77,6 +82,7 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
     };
 
   return {
+    mailFromNetwork,
     async countRefusal(client) {
       const left = await refusals(client);
       return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);
@@ -96,8 +102,9 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
       return {
         store: store(storedByClient, storedByNetwork, client),
         storeSpam: store(spamByClient, spamByNetwork, client),
-        mailFromNetwork: async () => "used" in (await mailedByNetwork(networkKey(client))),
+        mailFromNetwork: () => mailFromNetwork(networkKey(client)),
         giveBack: async () => void (await rateLimit.reward(client)),
+        network: networkKey(client),
       };
     },
   };

@@ -2,6 +2,8 @@
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
+import { UNKNOWN_CLIENT_KEY } from "./client.server";
+import type { Limits } from "./limits.server";
 import type { Relay } from "./relay.server";
 import {
   mayHaveArrived,
@@ -71,15 +73,11 @@ export async function sendKept(
   }
   const now = Date.now();
   const rest = stretchClosed(entry, settings, now);
-  if (sent.held && sent.held !== "provider_refusing") {
-    await writeEntry(file, rest);
+  if (sent.held) {
+    await writeEntry(file, { ...rest, reason: sent.held });
     return { ok: false, held: true, reason: sent.held };
   }
   const { reason } = failureOf(sent);
-  if (sent.held) {
-    await writeEntry(file, { ...rest, reason });
-    return { ok: false, held: true, reason };
-  }
   const uncertain = wasUncertain || sent.uncertain;
   await writeEntry(file, {
     ...rest,
@@ -99,12 +97,13 @@ export async function sendKept(
 type RedeliveryOptions = {
   config: AppConfig;
   relay: Relay;
+  limits: Pick<Limits, "mailFromNetwork">;
   notify: Notify;
   log?: ContactLogger;
 };
 
 async function redeliverDue(
-  { config, relay, log = logContactEvent }: RedeliveryOptions,
+  { config, relay, limits, log = logContactEvent }: RedeliveryOptions,
   stopping: () => boolean,
 ) {
   const settings = config.redelivery;
@@ -116,19 +115,23 @@ async function redeliverDue(
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
-      if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
-      const failedTooLong = failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600;
-      if (failedTooLong && TRANSIENT.has(entry.reason)) {
-        await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
-        log({
-          outcome: "gave_up",
-          reason: entry.reason,
-          attempts: entry.attempts ?? 0,
-          uncertain: mayHaveArrived(entry),
-        });
-        continue;
+      if ("problem" in entry || entry.gaveUp) continue;
+      if (TRANSIENT.has(entry.reason)) {
+        if (failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600) {
+          await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
+          log({
+            outcome: "gave_up",
+            reason: entry.reason,
+            attempts: entry.attempts ?? 0,
+            uncertain: mayHaveArrived(entry),
+          });
+          continue;
+        }
+        if (!probe && nextAttemptAt(entry, settings) > Date.now()) continue;
       }
-      if (!probe && nextAttemptAt(entry, settings) > Date.now() && TRANSIENT.has(entry.reason)) continue;
+      // Held for its network's share: sent as the share allows, its unit taken now (decision 052).
+      const network = entry.network ?? UNKNOWN_CLIENT_KEY;
+      if (entry.reason === "over_network_limit" && !(await limits.mailFromNetwork(network))) continue;
       const sent = await sendKept(file, entry, relay, {
         who: probe ? "probe" : "redelivery",
         settings,

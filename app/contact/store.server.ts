@@ -49,11 +49,13 @@ export type UndeliveredEntry = OutboxEntry & {
   sending?: string;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
   counted?: boolean;
+  /** The sender's network: its daily share and a fair turn when a backlog drains (decision 052). */
+  network?: string;
 };
 
 export type KeptAs = Pick<
   UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted" | "failedAt"
+  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted" | "failedAt" | "network"
 >;
 
 export const UNDELIVERED_LIMIT = 1_000;
@@ -118,6 +120,7 @@ const ENTRY = z.object({
   gaveUpAt: z.string().optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
+  network: z.string().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
@@ -218,6 +221,7 @@ export async function storeUndelivered(
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),
         ...(failure.failedAt ? { failedAt: failure.failedAt } : {}),
+        ...(failure.network ? { network: failure.network } : {}),
         ...(existing?.counted || failure.counted ? { counted: true } : {}),
       });
       return existing ? "existing" : "new";

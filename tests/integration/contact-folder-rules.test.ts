@@ -68,6 +68,16 @@ const arrivals = (subject: string) =>
 
 const log = () => server?.output() ?? "";
 
+/** A visitor's post from `client`, through the proxy; its status. */
+async function postFrom(client: string, subject: string) {
+  const response = await postForm(
+    `${server!.url}/?index`,
+    { ...VALID, subject },
+    { ...BROWSER_HEADERS, "X-Forwarded-For": client },
+  );
+  return response.status;
+}
+
 describe("the folder engine's rules", { timeout: 60_000 }, () => {
   it("gives a message up only after CONTACT_REDELIVER_FOR_HOURS of the provider's failures, never for time held", async () => {
     // Held 4 days for the budget, never failed: its first failure starts the clock.
@@ -148,16 +158,29 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "During the outage");
     await start({ CONTACT_KEEP_DAYS: "30" });
 
-    const posted = await postForm(
-      `${server!.url}/?index`,
-      { ...VALID, subject: "During the outage" },
-      { ...BROWSER_HEADERS, "X-Forwarded-For": "198.51.100.7" },
-    );
-    expect(posted.status).toBe(502);
+    expect(await postFrom("198.51.100.7", "During the outage")).toBe(502);
     expect(await entryOf("During the outage")).not.toBeNull();
 
     await expect.poll(() => arrivals("Timeless").length, { timeout: 20_000, interval: 100 }).toBe(1);
     await expect.poll(() => entryOf("Spam from 2099", "spam"), { timeout: 20_000, interval: 100 }).toBeNull();
     expect(log()).toMatch(/"outcome":"purged","folder":"spam","reason":"suspected_spam","ageDays":31/);
+  });
+
+  it("a message over its network's daily share is sent by itself on the network's next day, and counts in it", async () => {
+    await start({ CONTACT_NETWORK_DAILY_LIMIT: "1", CONTACT_NETWORK_DAY_SECONDS: "10" });
+    expect(await postFrom("198.51.100.1", "First of the day")).toBe(303);
+    expect(arrivals("First of the day")).toHaveLength(1);
+    expect(await postFrom("198.51.100.2", "Over the share")).toBe(303);
+    expect(await entryOf("Over the share")).toMatchObject({
+      reason: "over_network_limit",
+      network: "198.51.100.0/24",
+    });
+    expect(arrivals("Over the share")).toHaveLength(0);
+
+    await expect.poll(() => arrivals("Over the share").length, { timeout: 30_000, interval: 100 }).toBe(1);
+    await expect.poll(() => entryOf("Over the share"), { timeout: 20_000, interval: 100 }).toBeNull();
+    // It took the new day's share: the next message from the network waits.
+    expect(await postFrom("198.51.100.3", "Next of the new day")).toBe(303);
+    expect(await entryOf("Next of the new day")).toMatchObject({ reason: "over_network_limit" });
   });
 });
