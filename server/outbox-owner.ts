@@ -3,7 +3,7 @@ import type { AppConfig } from "~/config.server";
 import { site } from "~/content/site";
 import { readAlertLedger } from "~/contact/housekeeping.server";
 import { providerWords } from "~/contact/provider.server";
-import { nextAttemptAt } from "~/contact/redelivery.server";
+import { nextAttemptAt } from "~/contact/delivery.server";
 import type { Relay } from "~/contact/relay.server";
 import { listUndelivered } from "~/contact/store.server";
 

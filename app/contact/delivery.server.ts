@@ -1,5 +1,5 @@
 // Send or keep: the outbox or the relay, and what was not sent kept for the owner (decisions 007, 024, 029).
-import type { MailConfig } from "~/config.server";
+import type { AppConfig, MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger, HeldFor, KeptEvent } from "./events.server";
@@ -7,11 +7,13 @@ import type { Allowances } from "./limits.server";
 import type { Relay, RelayOutcome } from "./relay.server";
 import {
   findKept,
+  mayHaveArrived,
   removeUndelivered,
   storeUndelivered,
   writeToOutbox,
   type KeptAs,
   type StoreOutcome,
+  type UndeliveredEntry,
 } from "./store.server";
 
 type Sent = { ok: true; held?: HeldFor } | { ok: false; status: number; reason: ContactFailureReason };
@@ -30,6 +32,36 @@ export const FAILURE = {
 } as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
 
 const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+
+type Settings = AppConfig["redelivery"];
+
+export function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
+  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
+  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
+}
+
+export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
+  if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
+  const failed = Date.parse(entry.failedAt ?? entry.time);
+  return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
+}
+
+const PROVIDER_FAILED: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
+
+/** Waiting on the provider's failure: the only wait that may give a message up or call for an alert (decision 052). */
+export const failedByProvider = (reason: string) => PROVIDER_FAILED.has(reason);
+
+/**
+ * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
+ * was due, so time held for the budget, the pace, the network's share or the owner never counts (decision 052).
+ */
+export function failingSeconds(entry: UndeliveredEntry, settings: Settings, now: number): number {
+  const earlier = entry.failedSeconds ?? 0;
+  if (!entry.failedAt) return earlier;
+  const waited = Math.min(now, nextAttemptAt(entry, settings)) - Date.parse(entry.failedAt);
+  return earlier + Math.max(0, waited) / 1_000;
+}
+
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
 type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldFor, "over_network_limit"> }>;

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AppConfig } from "~/config.server";
 import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
 import { createAlertSender, type OwnerAlert } from "./alerts.server";
+import { failedByProvider, failingSeconds } from "./delivery.server";
 import { listUndelivered } from "./store.server";
 import type { ContactLogger } from "./events.server";
 
@@ -73,20 +74,19 @@ export async function tidyAndReport(config: AppConfig, notify: Notify, log: Cont
     log({ outcome: "purged", folder, reason: entry.reason, ageDays: Math.floor(age(since) / DAY_MS) });
   }
 
-  const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);
-  const oldest = live[0]?.entry.time;
-  const late = oldest !== undefined && age(oldest) > config.waitingAlertMinutes * 60_000;
+  // Waiting on the provider's failures, by how long they have held each: what is held by us has its own alert or none.
+  const failing = waiting.messages
+    .filter(({ entry }) => !entry.gaveUp && failedByProvider(entry.reason))
+    .map(({ entry }) => failingSeconds(entry, config.redelivery, now));
+  const longest = Math.max(0, ...failing);
+  const late = longest > config.waitingAlertMinutes * 60;
   if (
     await tellOnce(config, (ledger) =>
       ledger.waitingTold === late ? null : { ...ledger, waitingTold: late },
     )
   ) {
     if (late)
-      notify({
-        kind: "messages_waiting",
-        count: live.length,
-        oldestHours: Math.floor(age(oldest) / 3_600_000),
-      });
+      notify({ kind: "messages_waiting", count: failing.length, oldestHours: Math.floor(longest / 3_600) });
   }
 
   const recent = spam.messages.filter(({ entry }) => age(entry.time) <= DAY_MS).length;

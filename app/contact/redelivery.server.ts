@@ -12,35 +12,16 @@ import {
   writeEntry,
   type UndeliveredEntry,
 } from "./store.server";
-import { FAILURE, failureOf } from "./delivery.server";
+import {
+  failedByProvider,
+  failingSeconds,
+  failureOf,
+  nextAttemptAt,
+  redeliveryBackoffSeconds,
+} from "./delivery.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 
 type Settings = AppConfig["redelivery"];
-
-function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
-  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
-  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
-}
-
-export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
-  if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  const failed = Date.parse(entry.failedAt ?? entry.time);
-  return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
-}
-
-/** Only a message the provider failed on may be given up; one held back by us, or refused with the account, waits. */
-const TRANSIENT: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
-
-/**
- * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
- * was due, so time held for the budget, the pace, the network's share or the owner never counts (decision 052).
- */
-function failingSeconds(entry: UndeliveredEntry, settings: Settings, now: number): number {
-  const earlier = entry.failedSeconds ?? 0;
-  if (!entry.failedAt) return earlier;
-  const waited = Math.min(now, nextAttemptAt(entry, settings)) - Date.parse(entry.failedAt);
-  return earlier + Math.max(0, waited) / 1_000;
-}
 
 /** The entry with its current wait on the provider closed: nothing after this counts until it fails again. */
 function stretchClosed(entry: UndeliveredEntry, settings: Settings, now: number): UndeliveredEntry {
@@ -86,7 +67,7 @@ export async function sendKept(
     uncertain,
     ...(sent.counted ? { counted: true } : {}),
     attempts,
-    ...(TRANSIENT.has(reason) ? { failedAt: new Date(now).toISOString() } : {}),
+    ...(failedByProvider(reason) ? { failedAt: new Date(now).toISOString() } : {}),
     nextAttempt: new Date(
       now + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
     ).toISOString(),
@@ -116,7 +97,7 @@ async function redeliverDue(
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || entry.gaveUp) continue;
-      if (TRANSIENT.has(entry.reason)) {
+      if (failedByProvider(entry.reason)) {
         if (failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600) {
           await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
           log({

@@ -78,9 +78,9 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** Kept messages only: a file that is not one never takes a place (decision 052). */
+/** The messages still to be sent by themselves: not given up (decision 052). */
 export async function countUndelivered(dir: string): Promise<number> {
-  return (await listUndelivered(dir)).messages.length;
+  return (await listUndelivered(dir)).messages.filter(({ entry }) => !entry.gaveUp).length;
 }
 
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
@@ -203,9 +203,9 @@ export async function storeUndelivered(
   return inTurn(dir, () =>
     locked(dir, "store", true, async () => {
       const existing = await kept();
-      // Files are read only when their names alone fill the folder.
+      // Only kept messages take a place (decision 052); files are read only when their names alone fill it.
       const full = async () =>
-        (await entryFiles(dir)).length >= limit && (await countUndelivered(dir)) >= limit;
+        (await entryFiles(dir)).length >= limit && (await listUndelivered(dir)).messages.length >= limit;
       if (!existing && (await full())) {
         const oldest = evictOldest && (await listUndelivered(dir)).messages[0];
         if (!oldest) return "full";

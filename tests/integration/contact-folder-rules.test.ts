@@ -1,6 +1,7 @@
 // The folder engine's rules on the production server, the fake EmailJS and the CLI (decision 052): the
-// give-up clock counts only the provider's failures, retention only what waits for the owner, and files
-// that are not messages take no place.
+// give-up clock counts only the provider's failures, retention only what waits for the owner, files that
+// are not messages take no place, a network's held messages go on its next day, and "messages waiting"
+// means waiting on the provider.
 import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.serv
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, VALID_TEMPLATE_PARAMS, postForm, relayEnv } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
+import { startWebhookFake } from "../support/webhook-fakes";
 
 const scratch = useFakeAndOutbox("folder-rules-");
 let server: AppServer | undefined;
@@ -182,5 +184,42 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     // It took the new day's share: the next message from the network waits.
     expect(await postFrom("198.51.100.3", "Next of the new day")).toBe(303);
     expect(await entryOf("Next of the new day")).toMatchObject({ reason: "over_network_limit" });
+  });
+
+  it("'messages waiting' is about the provider's failures: a message held for its network neither raises it nor keeps it quiet", async () => {
+    const owner = await startWebhookFake("json");
+    try {
+      const waitingAlerts = () =>
+        owner.accepted.filter((alert) => (alert.body as { event?: string }).event === "messages_waiting");
+      await start({
+        CONTACT_NETWORK_DAILY_LIMIT: "1",
+        CONTACT_WAITING_ALERT_MINUTES: "1",
+        OWNER_ALERT_URL: owner.url,
+        OWNER_ALERT_FORMAT: "json",
+      });
+      expect(await postFrom("198.51.100.1", "The network's one")).toBe(303);
+      // Held 2 hours for that network's share, which stays used today: not waiting on the provider.
+      await keep("Held for the network", {
+        time: ago(2 * HOUR),
+        reason: "over_network_limit",
+        upstreamStatus: 0,
+        network: "198.51.100.0/24",
+      });
+      // A pass that has seen it: a message due at once goes out.
+      await keep("Pass marker", { failedAt: ago(1_000) });
+      await expect.poll(() => entryOf("Pass marker"), { timeout: 20_000, interval: 100 }).toBeNull();
+      expect(waitingAlerts()).toEqual([]);
+
+      // Then an outage: 3 messages the provider has failed for 2 minutes.
+      scratch.fake.setMode({ kind: "status", status: 500 }, "Outage");
+      for (const n of [1, 2, 3]) {
+        await keep(`Outage ${n}`, { failedAt: new Date().toISOString(), failedSeconds: 120 });
+      }
+      await expect.poll(() => waitingAlerts().length, { timeout: 20_000, interval: 100 }).toBe(1);
+      expect(waitingAlerts()[0]!.body).toMatchObject({ count: 3 });
+      expect(await entryOf("Held for the network")).not.toBeNull();
+    } finally {
+      await owner.close();
+    }
   });
 });
