@@ -172,6 +172,22 @@ export async function listUndelivered(dir: string): Promise<Listed> {
   return listed;
 }
 
+/**
+ * The order a backlog drains in: one message per network per round, each round by time, so many messages
+ * from a few networks never put another network's behind them (decision 052). A file without a network is
+ * its own.
+ */
+export function fairOrder(messages: Listed["messages"]): Listed["messages"] {
+  const turns = new Map<string, number>();
+  const ranked = messages.map((item) => {
+    const network = item.entry.network ?? item.file;
+    const round = turns.get(network) ?? 0;
+    turns.set(network, round + 1);
+    return { item, round };
+  });
+  return ranked.sort((a, b) => a.round - b.round).map(({ item }) => item);
+}
+
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
 
 export type StoreAllowance = false | { first: boolean };
@@ -275,7 +291,7 @@ export function whileResending<T>(dir: string, resend: (listed: Listed) => Promi
       if (item.file !== file) await rename(item.file, file);
       messages.push({ file, entry: item.entry });
     }
-    return resend({ messages, skipped: listed.skipped });
+    return resend({ messages: fairOrder(messages), skipped: listed.skipped });
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ELOCKED") return null;
     throw error;

@@ -1,7 +1,7 @@
 // The folder engine's rules on the production server, the fake EmailJS and the CLI (decision 052): the
 // give-up clock counts only the provider's failures, retention only what waits for the owner, files that
-// are not messages take no place, a network's held messages go on its next day, and "messages waiting"
-// means waiting on the provider.
+// are not messages take no place, a network's held messages go on its next day, "messages waiting" means
+// waiting on the provider, and a backlog drains one message per network per round.
 import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -221,5 +221,22 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     } finally {
       await owner.close();
     }
+  });
+
+  it("a backlog drains fairly: 40 messages from 20 networks cannot put a 21st network's visitor behind them", async () => {
+    const held = { reason: "over_monthly_limit", upstreamStatus: 0 } as const;
+    for (let i = 0; i < 40; i++) {
+      const network = `203.0.${i % 20}.0/24`;
+      await keep(`Flood ${i}`, { ...held, time: ago(2 * HOUR - i * 1_000), network });
+    }
+    await keep("Genuine visitor", { ...held, time: ago(HOUR), network: "198.51.100.0/24" });
+    // The month turned: 21 mails left in it, one round's worth.
+    await start({ CONTACT_MONTHLY_SEND_LIMIT: "21" });
+
+    const delivered = () => scratch.fake.requests.filter((request) => request.status === 200);
+    await expect.poll(() => delivered().length, { timeout: 30_000, interval: 100 }).toBe(21);
+    expect(arrivals("Genuine visitor")).toHaveLength(1);
+    const firsts = Array.from({ length: 20 }, (_, i) => arrivals(`Flood ${i}`).length);
+    expect(firsts).toEqual(Array(20).fill(1));
   });
 });
