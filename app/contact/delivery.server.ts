@@ -107,16 +107,9 @@ export function createDelivery(
       : undefined;
     let stored: StoreOutcome | "failed";
     try {
-      const network = allowances.network;
-      stored = await storeUndelivered(
-        dir,
-        params,
-        { ...keptAs, ...(network ? { network } : {}) },
-        {
-          mayStore,
-          evictOldest,
-        },
-      );
+      const { network } = allowances;
+      const kept = network ? { ...keptAs, network } : keptAs;
+      stored = await storeUndelivered(dir, params, kept, { mayStore, evictOldest });
     } catch {
       stored = "failed";
     }
