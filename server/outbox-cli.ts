@@ -10,8 +10,8 @@ import {
   type UndeliveredEntry,
 } from "~/contact/store.server";
 import type { AppConfig } from "~/config.server";
-import { nextAttemptAt, sendKept } from "~/contact/redelivery.server";
-import { OWNER_ALLOWANCES } from "~/contact/delivery.server";
+import { sendKept } from "~/contact/redelivery.server";
+import { nextAttemptAt, OWNER_ALLOWANCES } from "~/contact/delivery.server";
 import type { Delivery } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
 import { site } from "~/content/site";

@@ -7,7 +7,7 @@ import type { Kept } from "~/contact/message-state";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { SharedState } from "~/contact/shared-state.server";
 import { askedPause, providerWords } from "~/contact/provider.server";
-import { nextAttemptAt } from "~/contact/redelivery.server";
+import { nextAttemptAt } from "~/contact/delivery.server";
 import type { Relay } from "~/contact/relay.server";
 import { listUndelivered } from "~/contact/store.server";
 

@@ -1,5 +1,5 @@
 // Send or keep: the outbox or the relay, and what was not sent kept for the owner (decisions 007, 024, 029).
-import type { MailConfig } from "~/config.server";
+import type { AppConfig, MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger, HeldFor, KeptEvent } from "./events.server";
@@ -8,12 +8,13 @@ import type { Delivery, Sent } from "./queue.server";
 import type { Relay, RelayOutcome } from "./relay.server";
 import {
   findKept,
+  mayHaveArrived,
   removeUndelivered,
   storeUndelivered,
   writeToOutbox,
   type KeptAs,
-  type StoreAllowance,
   type StoreOutcome,
+  type UndeliveredEntry,
 } from "./store.server";
 
 export const FAILURE = {
@@ -25,6 +26,36 @@ export const FAILURE = {
 } as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
 
 const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+
+type Settings = AppConfig["redelivery"];
+
+export function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
+  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
+  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
+}
+
+export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
+  if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
+  const failed = Date.parse(entry.failedAt ?? entry.time);
+  return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
+}
+
+const PROVIDER_FAILED: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
+
+/** Waiting on the provider's failure: the only wait that may give a message up or call for an alert (decision 052). */
+export const failedByProvider = (reason: string) => PROVIDER_FAILED.has(reason);
+
+/**
+ * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
+ * was due, so time held for the budget, the pace, the network's share or the owner never counts (decision 052).
+ */
+export function failingSeconds(entry: UndeliveredEntry, settings: Settings, now: number): number {
+  const earlier = entry.failedSeconds ?? 0;
+  if (!entry.failedAt) return earlier;
+  const waited = Math.min(now, nextAttemptAt(entry, settings)) - Date.parse(entry.failedAt);
+  return earlier + Math.max(0, waited) / 1_000;
+}
+
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
 type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldFor, "over_network_limit"> }>;
@@ -61,16 +92,19 @@ export function createDelivery(
     dir: string,
     params: TemplateParams,
     keptAs: KeptAs,
-    mayStore: () => Promise<StoreAllowance>,
-    makeRoom = false,
+    allowances: Allowances,
+    spam = false,
   ): Promise<boolean> {
-    const evictOldest = makeRoom
+    const mayStore = spam ? allowances.storeSpam : allowances.store;
+    const evictOldest = spam
       ? (oldest: { time: string }) =>
           log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) })
       : undefined;
     let stored: StoreOutcome | "failed";
     try {
-      stored = await storeUndelivered(dir, params, keptAs, { mayStore, evictOldest });
+      const { network } = allowances;
+      const kept = network ? { ...keptAs, network } : keptAs;
+      stored = await storeUndelivered(dir, params, kept, { mayStore, evictOldest });
     } catch {
       stored = "failed";
     }
@@ -80,13 +114,7 @@ export function createDelivery(
 
   const hold = async (reason: HeldFor, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
     const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
-    const kept = await keep(
-      { outcome: "kept", reason },
-      mail.undeliveredDir,
-      params,
-      keptAs,
-      allowances.store,
-    );
+    const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, allowances);
     return kept ? { ok: true, held: reason } : NOT_KEPT;
   };
 
@@ -97,7 +125,7 @@ export function createDelivery(
         mail.spamDir,
         params,
         { reason: "suspected_spam", signals, upstreamStatus: 0, uncertain: false },
-        allowances.storeSpam,
+        allowances,
         true,
       ),
 
@@ -137,8 +165,10 @@ export function createDelivery(
           ...keeping,
           upstreamStatus: sent.held ? 0 : sent.status,
           counted: !sent.held && sent.counted,
+          // The give-up clock runs only while the provider fails it, not while the owner must act (decision 052).
+          ...(failure.reason !== REFUSING.reason ? { failedAt: new Date().toISOString() } : {}),
         },
-        allowances.store,
+        allowances,
       );
       if (!kept) return NOT_KEPT;
       // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).

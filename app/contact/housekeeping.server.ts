@@ -2,6 +2,7 @@
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { createAlertSender, type OwnerAlert } from "./alerts.server";
+import { failedByProvider, failingSeconds } from "./delivery.server";
 import { listUndelivered } from "./store.server";
 import type { ContactLogger } from "./events.server";
 import type { SharedState } from "./shared-state.server";
@@ -60,26 +61,34 @@ export async function tidyAndReport(
   const keepMs = config.keepDays * DAY_MS;
   const age = (time: string) => now - Date.parse(time);
 
+  // Only what waits for the owner expires, counted from when it began to (decision 052).
   const spam = await listUndelivered(config.mail.spamDir);
   const waiting = await listUndelivered(config.mail.undeliveredDir);
   const expired = [
-    ...spam.messages.map((item) => ({ ...item, folder: "spam" as const })),
+    ...spam.messages.map(({ file, entry }) => ({ file, entry, since: entry.time, folder: "spam" as const })),
     ...waiting.messages
-      .filter(({ entry }) => entry.gaveUp || entry.reason === "over_network_limit")
-      .map((item) => ({ ...item, folder: "undelivered" as const })),
-  ].filter(({ entry }) => age(entry.time) > keepMs);
-  for (const { file, entry, folder } of expired) {
+      .filter(({ entry }) => entry.gaveUp)
+      .map(({ file, entry }) => ({
+        file,
+        entry,
+        since: entry.gaveUpAt ?? entry.time,
+        folder: "undelivered" as const,
+      })),
+  ].filter(({ since }) => age(since) > keepMs);
+  for (const { file, entry, since, folder } of expired) {
     await rm(file, { force: true });
-    const ageDays = Math.floor(age(entry.time) / DAY_MS);
-    log({ outcome: "purged", folder, reason: entry.reason, ageDays });
+    log({ outcome: "purged", folder, reason: entry.reason, ageDays: Math.floor(age(since) / DAY_MS) });
   }
 
-  const live = waiting.messages.filter(({ entry }) => !entry.gaveUp);
+  // Waiting on the provider's failures, by how long they have failed: what is held by us has its own alert or none.
+  const failing = waiting.messages
+    .filter(({ entry }) => !entry.gaveUp && failedByProvider(entry.reason))
+    .map(({ entry }) => failingSeconds(entry, config.redelivery, now));
   await tellOwner(
     config,
     state,
     notify,
-    { waiting: live.map(({ entry }) => entry.time), heldSince: spam.messages.map(({ entry }) => entry.time) },
+    { failingSeconds: failing, heldSince: spam.messages.map(({ entry }) => entry.time) },
     now,
   );
 }
@@ -89,20 +98,20 @@ export async function tellOwner(
   config: AppConfig,
   state: SharedState,
   notify: Notify,
-  kept: { waiting: string[]; heldSince: string[] },
+  kept: { failingSeconds: number[]; heldSince: string[] },
   now = Date.now(),
 ) {
   const age = (time: string) => now - Date.parse(time);
-  const oldest = [...kept.waiting].sort()[0];
-  const late = oldest !== undefined && age(oldest) > config.waitingAlertMinutes * 60_000;
+  const longest = Math.max(0, ...kept.failingSeconds);
+  const late = longest > config.waitingAlertMinutes * 60;
   if (
     await tellOnce(state, (ledger) => (ledger.waitingTold === late ? null : { ...ledger, waitingTold: late }))
   ) {
     if (late)
       notify({
         kind: "messages_waiting",
-        count: kept.waiting.length,
-        oldestHours: Math.floor(age(oldest) / 3_600_000),
+        count: kept.failingSeconds.length,
+        oldestHours: Math.floor(longest / 3_600),
       });
   }
 

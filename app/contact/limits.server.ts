@@ -68,10 +68,9 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
   const spamByNetwork = allowance(STORED_PER_NETWORK, "contact-spam-network");
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
   const mailedByNetwork = allowance(
-    { max: config.networkDailyLimit, windowSeconds: DAY },
+    { max: config.networkDailyLimit, windowSeconds: config.networkDaySeconds ?? DAY },
     "contact-mailed-network",
   );
-
   const store =
     (byClient: typeof storedByClient, byNetwork: typeof storedByNetwork, client: string) =>
     async (): Promise<StoreAllowance> => {

@@ -558,12 +558,13 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     if (purged.length)
       log({ outcome: "purged", folder: "queue", reason: "expired", ageDays: config.keepDays });
     const { messages: all } = await owner.list();
-    const onProvider = all.filter(
-      (m) => m.state === "waiting" && (m.for === "provider" || m.for === "uncertain" || m.for === "account"),
+    // "Messages waiting" is about the provider's failures; the refused account has its own alert.
+    const failing = all.filter(
+      (m) => m.state === "waiting" && (m.for === "provider" || m.for === "uncertain"),
     );
     const spam = all.filter((m) => m.state === "held" && m.for === "suspected_spam").map((m) => m.since);
     await tellOwner(config, parts.state, parts.notify, {
-      waiting: onProvider.map((m) => m.receivedAt),
+      failingSeconds: failing.map((m) => (Date.now() - Date.parse(m.since)) / 1_000),
       heldSince: spam,
     });
     return true;

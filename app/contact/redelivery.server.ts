@@ -2,6 +2,8 @@
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
+import { UNKNOWN_CLIENT_KEY } from "./client.server";
+import type { Limits } from "./limits.server";
 import type { Relay } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
@@ -11,23 +13,22 @@ import {
   writeEntry,
   type UndeliveredEntry,
 } from "./store.server";
-import { FAILURE, failureOf } from "./delivery.server";
+import {
+  failedByProvider,
+  failingSeconds,
+  failureOf,
+  nextAttemptAt,
+  redeliveryBackoffSeconds,
+} from "./delivery.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 
 type Settings = AppConfig["redelivery"];
 
-function redeliveryBackoffSeconds(attempts: number, uncertain: boolean, settings: Settings): number {
-  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
-  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
+/** The entry with its current wait on the provider closed: nothing after this counts until it fails again. */
+function stretchClosed(entry: UndeliveredEntry, settings: Settings, now: number): UndeliveredEntry {
+  const { failedAt: _, sending: __, ...rest } = entry;
+  return { ...rest, failedSeconds: failingSeconds(entry, settings, now) };
 }
-
-export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
-  if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
-  return Date.parse(entry.time) + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
-}
-
-/** Only a message the provider failed on may be given up; one held back by us, or refused with the account, waits. */
-const TRANSIENT: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
 
 type SentAgain =
   | { ok: true; attempts: number; uncertain: boolean }
@@ -47,21 +48,18 @@ export async function sendKept(
   const attempts = (entry.attempts ?? 0) + 1;
   const wasUncertain = mayHaveArrived(entry);
   await writeEntry(file, { ...entry, sending: new Date().toISOString() });
-  const { sending: _, ...rest } = entry;
   const sent = await relay.send(entry.template_params, { who, counted: entry.counted, stopping });
   if (sent.ok) {
     await rm(file, { force: true });
     return { ok: true, attempts, uncertain: wasUncertain };
   }
-  if (sent.held && sent.held !== "provider_refusing") {
-    await writeEntry(file, rest);
+  const now = Date.now();
+  const rest = stretchClosed(entry, settings, now);
+  if (sent.held) {
+    await writeEntry(file, { ...rest, reason: sent.held });
     return { ok: false, held: true, reason: sent.held };
   }
   const { reason } = failureOf(sent);
-  if (sent.held) {
-    await writeEntry(file, { ...rest, reason });
-    return { ok: false, held: true, reason };
-  }
   const uncertain = wasUncertain || sent.uncertain;
   await writeEntry(file, {
     ...rest,
@@ -70,8 +68,9 @@ export async function sendKept(
     uncertain,
     ...(sent.counted ? { counted: true } : {}),
     attempts,
+    ...(failedByProvider(reason) ? { failedAt: new Date(now).toISOString() } : {}),
     nextAttempt: new Date(
-      Date.now() + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
+      now + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
     ).toISOString(),
   });
   return { ok: false, held: false, attempts, reason, status: sent.status, uncertain };
@@ -80,13 +79,14 @@ export async function sendKept(
 type RedeliveryOptions = {
   config: AppConfig;
   relay: Relay;
+  limits: Pick<Limits, "networkShare">;
   notify: Notify;
   state: SharedState;
   log?: ContactLogger;
 };
 
 async function redeliverDue(
-  { config, relay, log = logContactEvent }: RedeliveryOptions,
+  { config, relay, limits, log = logContactEvent }: RedeliveryOptions,
   stopping: () => boolean,
 ) {
   const settings = config.redelivery;
@@ -98,19 +98,23 @@ async function redeliverDue(
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
-      if ("problem" in entry || entry.gaveUp || entry.reason === "over_network_limit") continue;
-      const tooOld = Date.now() - Date.parse(entry.time) > settings.forHours * 3_600_000;
-      if (tooOld && TRANSIENT.has(entry.reason)) {
-        await writeEntry(file, { ...entry, gaveUp: true });
-        log({
-          outcome: "gave_up",
-          reason: entry.reason,
-          attempts: entry.attempts ?? 0,
-          uncertain: mayHaveArrived(entry),
-        });
-        continue;
+      if ("problem" in entry || entry.gaveUp) continue;
+      if (failedByProvider(entry.reason)) {
+        if (failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600) {
+          await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
+          log({
+            outcome: "gave_up",
+            reason: entry.reason,
+            attempts: entry.attempts ?? 0,
+            uncertain: mayHaveArrived(entry),
+          });
+          continue;
+        }
+        if (!probe && nextAttemptAt(entry, settings) > Date.now()) continue;
       }
-      if (!probe && nextAttemptAt(entry, settings) > Date.now() && TRANSIENT.has(entry.reason)) continue;
+      // Held for its network's share: sent as the share allows, its unit taken now (decision 052).
+      const network = entry.network ?? UNKNOWN_CLIENT_KEY;
+      if (entry.reason === "over_network_limit" && !(await limits.networkShare(network)).ok) continue;
       const sent = await sendKept(file, entry, relay, {
         who: probe ? "probe" : "redelivery",
         settings,

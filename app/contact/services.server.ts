@@ -52,7 +52,8 @@ export function createContactServices(
       : {
           delivery,
           owner: null,
-          start: () => (relay ? startRedelivery({ config, relay, notify, state }) : { stop: async () => {} }),
+          start: () =>
+            relay ? startRedelivery({ config, relay, notify, state, limits }) : { stop: async () => {} },
         };
   return {
     config,

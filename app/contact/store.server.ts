@@ -38,18 +38,24 @@ export type UndeliveredEntry = OutboxEntry & {
   signals?: string[];
   attempts?: number;
   nextAttempt?: string;
+  /** The provider's last failure, whose wait runs until nextAttempt; with failedSeconds, the give-up clock (decision 052). */
+  failedAt?: string;
+  /** Seconds of waits the provider's earlier failures caused. */
+  failedSeconds?: number;
   gaveUp?: boolean;
+  /** When it was given up: retention counts from here (decision 052). */
+  gaveUpAt?: string;
   /** Set while an attempt runs: found later, that attempt may have reached the provider. */
   sending?: string;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
   counted?: boolean;
-  /** The sender's network (an IPv4 /24, an IPv6 /48): its share, and its turn in the queue. */
+  /** The sender's network: its daily share and a fair turn when a backlog drains (decision 052). */
   network?: string;
 };
 
 export type KeptAs = Pick<
   UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted"
+  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted" | "failedAt" | "network"
 >;
 
 export const UNDELIVERED_LIMIT = 1_000;
@@ -75,8 +81,9 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
+/** The messages still to be sent by themselves: not given up (decision 052). */
 export async function countUndelivered(dir: string): Promise<number> {
-  return (await entryFiles(dir)).length;
+  return (await listUndelivered(dir)).messages.filter(({ entry }) => !entry.gaveUp).length;
 }
 
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
@@ -103,20 +110,30 @@ const ENTRY = z.object({
     message: z.string(),
     to_name: z.string(),
   }),
-  time: z.string(),
+  time: z.unknown().optional(),
   reason: z.string(),
   upstreamStatus: z.number(),
   uncertain: z.boolean(),
   signals: z.array(z.string()).optional(),
   attempts: z.number().optional(),
   nextAttempt: z.string().optional(),
+  failedAt: z.string().optional(),
+  failedSeconds: z.number().optional(),
   gaveUp: z.boolean().optional(),
+  gaveUpAt: z.string().optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
   network: z.string().optional(),
 });
 
 const ENTRY_MAX_BYTES = 64 * 1024;
+
+/** A time in the future or none that can be read: the message arrived when its file was written, at the latest now (decision 052). */
+function arrival(time: unknown, writtenMs: number): string {
+  const now = Date.now();
+  const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
+  return ms <= now ? (time as string) : new Date(Math.min(writtenMs, now)).toISOString();
+}
 
 /** Links and FIFOs are not read (decision 025). */
 export async function readUndelivered(file: string): Promise<UndeliveredEntry | { problem: string }> {
@@ -132,7 +149,8 @@ export async function readUndelivered(file: string): Promise<UndeliveredEntry | 
     if (!stat.isFile()) return { problem: "not a regular file" };
     if (stat.size > ENTRY_MAX_BYTES) return { problem: `too large (${stat.size} bytes)` };
     const parsed = ENTRY.safeParse(JSON.parse(await handle.readFile("utf8")));
-    return parsed.success ? (parsed.data as UndeliveredEntry) : { problem: "not a kept message" };
+    if (!parsed.success) return { problem: "not a kept message" };
+    return { ...parsed.data, time: arrival(parsed.data.time, stat.mtimeMs) } as UndeliveredEntry;
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message})` };
   } finally {
@@ -155,6 +173,22 @@ export async function listUndelivered(dir: string): Promise<Listed> {
   }
   listed.messages.sort((a, b) => a.entry.time.localeCompare(b.entry.time));
   return listed;
+}
+
+/**
+ * The order a backlog drains in: one message per network per round, each round by time, so many messages
+ * from a few networks never put another network's behind them (decision 052). A file without a network is
+ * its own.
+ */
+export function fairOrder(messages: Listed["messages"]): Listed["messages"] {
+  const turns = new Map<string, number>();
+  const ranked = messages.map((item) => {
+    const network = item.entry.network ?? item.file;
+    const round = turns.get(network) ?? 0;
+    turns.set(network, round + 1);
+    return { item, round };
+  });
+  return ranked.sort((a, b) => a.round - b.round).map(({ item }) => item);
 }
 
 export type StoreOutcome = "new" | "existing" | "full" | "client_full";
@@ -188,7 +222,10 @@ export async function storeUndelivered(
   return inTurn(dir, () =>
     locked(dir, "store", true, async () => {
       const existing = await kept();
-      if (!existing && (await countUndelivered(dir)) >= limit) {
+      // Only kept messages take a place (decision 052); files are read only when their names alone fill it.
+      const full = async () =>
+        (await entryFiles(dir)).length >= limit && (await listUndelivered(dir)).messages.length >= limit;
+      if (!existing && (await full())) {
         const oldest = evictOldest && (await listUndelivered(dir)).messages[0];
         if (!oldest) return "full";
         await rm(oldest.file, { force: true });
@@ -202,6 +239,8 @@ export async function storeUndelivered(
         upstreamStatus: failure.upstreamStatus,
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),
+        ...(failure.failedAt ? { failedAt: failure.failedAt } : {}),
+        ...(failure.network ? { network: failure.network } : {}),
         ...(existing?.counted || failure.counted ? { counted: true } : {}),
       });
       return existing ? "existing" : "new";
@@ -255,7 +294,7 @@ export function whileResending<T>(dir: string, resend: (listed: Listed) => Promi
       if (item.file !== file) await rename(item.file, file);
       messages.push({ file, entry: item.entry });
     }
-    return resend({ messages, skipped: listed.skipped });
+    return resend({ messages: fairOrder(messages), skipped: listed.skipped });
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ELOCKED") return null;
     throw error;

@@ -73,7 +73,7 @@ describe("retention", () => {
   });
 
   it("tells the owner once that a message waits too long, and sends one spam digest a day", async () => {
-    await keepOld("undelivered", "Waiting long", 0.1);
+    await keepOld("undelivered", "Waiting long", 0.1, { failedSeconds: 0.1 * 86_400 });
     await keepOld("spam", "Fresh spam", 0.01);
     const told: OwnerAlert[] = [];
     const config = testConfig(env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));

@@ -54,6 +54,8 @@ async function stored() {
   );
 }
 
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** Exactly one kept message, with these flags, holding the body without ids or keys. */
 async function expectKept(flags: { reason: string; upstreamStatus: number; uncertain: boolean }) {
   const files = await stored();
@@ -65,8 +67,11 @@ async function expectKept(flags: { reason: string; upstreamStatus: number; uncer
   expect(file!.entry).toEqual({
     lib_version: "4.4.1",
     template_params: VALID_TEMPLATE_PARAMS,
-    time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    time: expect.stringMatching(ISO_TIME),
     ...flags,
+    // The give-up clock starts at the provider's failure; the network is the client's (decision 052).
+    failedAt: expect.stringMatching(ISO_TIME),
+    network: "unknown",
     // A send that may have arrived spent its unit of the budget; its redelivery spends none.
     ...(flags.uncertain ? { counted: true } : {}),
   });
@@ -237,15 +242,24 @@ describe("an identical re-post", () => {
   });
 });
 
+/** `count` kept messages in the folder: only messages take its places (decision 052). */
+async function keptFillers(count: number) {
+  const dir = undeliveredDir();
+  await mkdir(dir, { recursive: true });
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const params = { ...VALID_TEMPLATE_PARAMS, subject: `filler ${i}` };
+      const entry = { lib_version: "4.4.1", template_params: params, time: new Date().toISOString() };
+      const kept = { ...entry, reason: "upstream_error", upstreamStatus: 500, uncertain: false };
+      return writeFile(path.join(dir, undeliveredFileName(params)), JSON.stringify(kept));
+    }),
+  );
+}
+
 describe("the undelivered folder", () => {
   it("full: the message is not kept, the visitor is told so and where to write, and the log says so", async () => {
     const dir = undeliveredDir();
-    await mkdir(dir, { recursive: true });
-    await Promise.all(
-      Array.from({ length: UNDELIVERED_LIMIT }, (_, i) =>
-        writeFile(path.join(dir, `filler-${i}.json`), "{}"),
-      ),
-    );
+    await keptFillers(UNDELIVERED_LIMIT);
     scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     const failure = expectFailure(await run(formRequest(VALID)));
@@ -315,12 +329,7 @@ describe("the undelivered folder", () => {
 
   it("holds its limit under concurrency: 60 at once into a folder of 995 leave 1,000", async () => {
     const dir = undeliveredDir();
-    await mkdir(dir, { recursive: true });
-    await Promise.all(
-      Array.from({ length: UNDELIVERED_LIMIT - 5 }, (_, i) =>
-        writeFile(path.join(dir, `filler-${i}.json`), "{}"),
-      ),
-    );
+    await keptFillers(UNDELIVERED_LIMIT - 5);
     const failure = { reason: "upstream_error" as const, upstreamStatus: 500, uncertain: true };
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
