@@ -16,7 +16,7 @@ import type { Delivery } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
-import { printStatus, sendTest } from "./outbox-owner";
+import { printStatus, queueTest, sendTest } from "./outbox-owner";
 import { queueCommand } from "./outbox-queue";
 import { visible } from "./visible";
 
@@ -142,6 +142,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
     if (command === "status") {
       return await printStatus(config, relay, state, engine.owner, await redis?.risks());
     }
+    if (engine.owner && relay && command === "test") return await queueTest(engine.owner, relay);
     if (engine.owner) {
       const code = await queueCommand(engine.owner, command, rest);
       if (code !== null) return code;

@@ -1,7 +1,6 @@
 // The owner's commands on the queue (REDIS_URL): the same words as on the folder, from any instance (decision 053).
 import { describeState, type Kept } from "~/contact/message-state";
-import type { OwnerPort, SendNow } from "~/contact/queue.server";
-import { testMessage } from "./outbox-owner";
+import type { OwnerPort } from "~/contact/queue.server";
 import { visible } from "./visible";
 
 const USAGE_ID = "give an id from `list` or `spam list`";
@@ -17,15 +16,6 @@ function describe(kept: Kept): string {
 
 /** An id as `list` prints it; a file name from the folder's listings is taken too. */
 const idOf = (name: string | undefined) => name?.replace(/\.json$/, "");
-
-function outcome(sent: SendNow): number {
-  if (sent.sent) {
-    console.log("sent");
-    return 0;
-  }
-  console.log(sent.kept ? `not sent yet: ${describe(sent.kept)}` : "not sent: no longer kept");
-  return 1;
-}
 
 export async function queueCommand(
   owner: OwnerPort,
@@ -63,7 +53,6 @@ export async function queueCommand(
     console.log(JSON.stringify(kept, null, 2));
     return 0;
   }
-  if (command === "test") return outcome(await owner.test(testMessage()));
   if (command !== "spam") return null;
   const [action, name] = rest;
   if (action === "list") {

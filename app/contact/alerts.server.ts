@@ -79,7 +79,7 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
         title: `Contact form: EmailJS refuses messages (${alert.status})`,
         body: [
           `EmailJS answered ${alert.status}${quoted(alert.providerText)}.`,
-          "New messages wait in the outbox's undelivered/ folder and are sent again once it accepts them.",
+          "New messages are kept and sent once it accepts them.",
           alert.hint ? `To fix: ${alert.hint}.` : "",
         ]
           .filter(Boolean)
@@ -96,12 +96,12 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
     case "provider_pause":
       return {
         title: `Contact form: EmailJS asks to wait ${span(alert.askedMs)}`,
-        body: `EmailJS answered ${alert.status}. ${askedPauseWords({ at: alert.at, ms: alert.askedMs })}. Meanwhile new messages wait in the outbox's undelivered/ folder; they are sent again by themselves. If EmailJS keeps asking, check the account's plan and limits in the EmailJS dashboard.`,
+        body: `EmailJS answered ${alert.status}. ${askedPauseWords({ at: alert.at, ms: alert.askedMs })}. Meanwhile new messages are kept; they are sent by themselves. If EmailJS keeps asking, check the account's plan and limits in the EmailJS dashboard.`,
       };
     case "messages_waiting":
       return {
         title: `Contact form: ${count(alert.count, "message")} waiting`,
-        body: `${count(alert.count, "message")} in the outbox's undelivered/ folder, the oldest for ${hours(alert.oldestHours)}. ${RESEND}`,
+        body: `${count(alert.count, "message")} kept after EmailJS failed, the oldest for ${hours(alert.oldestHours)}. ${RESEND}`,
       };
     case "quota": {
       const fix =
@@ -110,8 +110,8 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
           : "To mail more, raise the monthly limit (the EmailJS plan's quota).";
       const state =
         alert.percent === 100
-          ? `The limit is reached: new messages wait in the outbox's undelivered/ folder until the next ${alert.period}.`
-          : `Past ${alert.limit}, new messages wait in the outbox's undelivered/ folder until the next ${alert.period}.`;
+          ? `The limit is reached: new messages are kept until the next ${alert.period}, then sent by themselves.`
+          : `Past ${alert.limit}, new messages are kept until the next ${alert.period}, then sent by themselves.`;
       return {
         title: `Contact form: ${alert.percent}% of the ${alert.period === "day" ? "daily" : "monthly"} send limit used`,
         body: `${alert.used} of ${alert.limit} messages mailed this ${alert.period}. ${state} ${fix}`,
@@ -120,7 +120,7 @@ export function alertText(alert: OwnerAlert): { title: string; body: string } {
     case "spam_digest":
       return {
         title: `Contact form: ${count(alert.count, "message")} kept as spam on ${alert.day}`,
-        body: "They are in the outbox's spam/ folder, not mailed. `npm run outbox -- spam list` shows them; `npm run outbox -- spam release FILE` mails one that is not spam.",
+        body: "They are held, not mailed. `npm run outbox -- spam list` shows them; `npm run outbox -- spam release ID` mails one that is not spam.",
       };
   }
 }

@@ -1,5 +1,6 @@
 // Every message a job in one BullMQ queue on Redis: any number of instances, no shared disk. BullMQ paces the
 // provider for all workers together, retries with the redelivery backoff and keeps what is held (decision 053).
+import { rm } from "node:fs/promises";
 import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Job } from "bullmq";
 import Redis from "ioredis";
 import type { AppConfig } from "~/config.server";
@@ -11,10 +12,9 @@ import type { Kept, KeptState, WaitingFor } from "./message-state";
 import type { Allowances } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
 import { failureOf } from "./delivery.server";
-import { providerWords } from "./provider.server";
 import type { Budget } from "./budget.server";
 import type { Pacing } from "./pacing.server";
-import type { Provider } from "./provider.server";
+import { providerWords, type Provider } from "./provider.server";
 import type { Relay, Sender } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
@@ -25,7 +25,6 @@ import {
   UNDELIVERED_LIMIT,
   type UndeliveredEntry,
 } from "./store.server";
-import { rm } from "node:fs/promises";
 
 const PREFIX = "portfolio";
 const MESSAGES = "contact";
@@ -124,16 +123,20 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
   const leftRound = (network: string) => connection.decr(roundKey(network)).catch(() => 0);
 
-  async function enqueue(data: JobData, id: string) {
-    const job = await messages.add("message", data, { ...jobOptions(await round(data.network)), jobId: id });
-    return job;
-  }
+  const enqueue = async (data: JobData, id: string) =>
+    messages.add("message", data, { ...jobOptions(await round(data.network)), jobId: id });
 
-  const withTimeout = <T>(work: Promise<T>, ms: number) =>
-    Promise.race([
-      work,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), ms)),
-    ]);
+  async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("timeout")), ms);
+    });
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   // Visitors wait on their own job's events, from whichever instance's worker runs it.
   const events = new QueueEvents(MESSAGES, {
@@ -204,7 +207,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         await withTimeout(enqueue(data, id), ADD_TIMEOUT_MS);
       } catch {
         waiters.delete(id);
-        return spool(params);
+        return spool(params, data.network);
       }
       log({ outcome: "accepted", transport: "relay" });
       try {
@@ -270,8 +273,8 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
 
   /** Redis away: this instance's disk keeps it, and the next tick moves it into the queue. */
-  async function spool(params: TemplateParams) {
-    const keptAs = { reason: "queue_unreachable" as const, uncertain: false, upstreamStatus: 0 };
+  async function spool(params: TemplateParams, network: string) {
+    const keptAs = { reason: "queue_unreachable" as const, uncertain: false, upstreamStatus: 0, network };
     try {
       const stored = await storeUndelivered(config.mail.undeliveredDir, params, keptAs);
       log({ outcome: "kept", reason: "queue_unreachable", stored });

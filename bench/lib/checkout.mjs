@@ -35,42 +35,6 @@ export function prepareCheckout(rev, log) {
   return { dir, commit };
 }
 
-/**
- * `root`'s build/server.js, as tests/support/app-server.ts starts this checkout's (production, 127.0.0.1,
- * the bot checks off, then `env`), with `root` as its folder; resolves once /healthz answers.
- * `support`: tests/support's `answering` and `freePort`.
- */
-export async function startServerIn(root, env, { answering, freePort }) {
-  const port = await freePort();
-  let log = "";
-  const child = spawn(process.execPath, [path.join(root, "build/server.js")], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      CONTACT_BOT_CHECKS: "off",
-      ...env,
-      PORT: String(port),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout.on("data", (chunk) => (log += chunk));
-  child.stderr.on("data", (chunk) => (log += chunk));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const url = `http://127.0.0.1:${port}`;
-  await answering(`${url}/healthz`, `the server of ${root}`, child, () => log);
-  return {
-    url,
-    child,
-    output: () => log,
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      return exited;
-    },
-  };
-}
-
 /** `node build/outbox.js list` of `root` with a server's `env`, as the owner runs it: the count it prints. */
 export function countUndelivered(root, env) {
   return new Promise((resolve, reject) => {

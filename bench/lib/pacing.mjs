@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { spawnSync } from "node:child_process";
-import { countUndelivered, prepareCheckout, startServerIn } from "./checkout.mjs";
+import { countUndelivered, prepareCheckout } from "./checkout.mjs";
 import { median, p99 } from "./common.mjs";
 import { importTs, ROOT } from "./ts.mjs";
 
@@ -24,13 +24,12 @@ const MAX_PER_SECOND = 1;
 export async function measurePacing({ env, message, headers, backlog, visitors, before, log }) {
   const { modules, close } = await importTs(
     "tests/support/app-server.ts",
-    "tests/support/free-port.ts",
     "tests/support/emailjs-fake.ts",
     "tests/support/redis-server.ts",
     "tests/support/until.ts",
   );
   await close();
-  const [{ answering }, { freePort }, fakes, { startRedisServer }, { until }] = modules;
+  const [{ startAppServer }, fakes, { startRedisServer }, { until }] = modules;
   const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
   const earlier = before ? prepareCheckout(before, log) : null;
   const engines = [
@@ -54,7 +53,7 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
   for (const { root, ...spec } of engines) {
     const started = performance.now();
     try {
-      const figures = await measureEngine(root, spec, { ...parts, support: { answering, freePort } });
+      const figures = await measureEngine(root, spec, { ...parts, startAppServer });
       results.push({ ...spec, ...figures, minutes: (performance.now() - started) / 60_000 });
     } catch (error) {
       // One engine's failure is a finding: the others are still measured.
@@ -68,7 +67,7 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
 async function measureEngine(
   root,
   spec,
-  { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until, support },
+  { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until, startAppServer },
 ) {
   const { busiestSecond, OK_MODE, startEmailJsFake } = fakes;
   const stops = [];
@@ -96,7 +95,7 @@ async function measureEngine(
       CONTACT_REDELIVER_MAX_SECONDS: "1",
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
     }));
-    const replicas = await Promise.all(envs.map((replicaEnv) => startServerIn(root, replicaEnv, support)));
+    const replicas = await Promise.all(envs.map((replicaEnv) => startAppServer({ root, env: replicaEnv })));
     stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
     /** What the owner's `outbox list` counts, beside the first replica. */
     const undelivered = () => countUndelivered(root, envs[0]);

@@ -93,7 +93,10 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     });
     // Kept a moment ago, but the provider has failed it for an hour less a second.
     await keep("Failed for an hour", { failedAt: new Date().toISOString(), failedSeconds: 3_599 });
-    scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" });
+    // Each refused in words of its own: two messages refused alike would be the account's refusal.
+    for (const subject of ["Held for the budget", "Waited for the owner", "Failed for an hour"]) {
+      scratch.fake.setMode({ kind: "status", status: 400, body: `Bad request: ${subject}` }, subject);
+    }
     await start();
 
     const progress = async (subject: string) => {

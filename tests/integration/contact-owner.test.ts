@@ -109,6 +109,21 @@ describe("outbox status and outbox test", () => {
     expect(run.stdout).not.toContain("ada@example.com");
   });
 
+  it("status: a long wait for the budget needs nobody; the provider failing past the alert's time does (exit 1)", async () => {
+    await keepOld("undelivered", "Held for the month", 40, {
+      reason: "over_monthly_limit",
+      upstreamStatus: 0,
+    });
+    const waiting = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
+    expect(waiting.stdout).toMatch(/^waiting {5}1 message\(s\)/m);
+    expect(waiting.code).toBe(0);
+    await keepOld("undelivered", "Failing for two hours", 0.1, {
+      failedAt: new Date(Date.now() - 60_000).toISOString(),
+      failedSeconds: 2 * 3_600,
+    });
+    expect((await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }))).code).toBe(1);
+  });
+
   it("test: one message through the real provider, its answer printed; a refusal prints the fix and exits 1", async () => {
     const sent = await runOutboxCli(["test"], env());
     expect(sent.code).toBe(0);

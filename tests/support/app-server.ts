@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./free-port";
 import { untilStarted } from "./until";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SERVER = `${ROOT}build/server.js`;
 
 /** Resolves once `url` answers 2xx; fails with the process's log when it exits first or 30 s pass. */
 export const answering = (url: string, what: string, child: ChildProcess, log: () => string) =>
@@ -26,18 +26,21 @@ export type AppServer = {
 
 /**
  * Starts the production server on the build, exactly as `npm start` does,
- * with the given environment, and resolves once /healthz answers.
+ * with the given environment, and resolves once /healthz answers. `root`:
+ * another checkout's build (the bench's commit before).
  */
 export async function startAppServer({
   env = {},
   port,
   node = process.execPath,
-}: { env?: Record<string, string>; port?: number; node?: string } = {}): Promise<AppServer> {
-  if (!existsSync(SERVER)) throw new Error("No production build: run `npm run build` first.");
+  root = ROOT,
+}: { env?: Record<string, string>; port?: number; node?: string; root?: string } = {}): Promise<AppServer> {
+  const server = join(root, "build/server.js");
+  if (!existsSync(server)) throw new Error(`No production build in ${root}: run \`npm run build\` first.`);
   const chosenPort = port ?? (await freePort());
   let log = "";
-  const child = spawn(node, [SERVER], {
-    cwd: ROOT,
+  const child = spawn(node, [server], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
       NODE_ENV: "production",

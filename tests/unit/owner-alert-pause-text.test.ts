@@ -14,7 +14,7 @@ describe("a pause asked past the cap", () => {
   it("says what was asked, until when sending is held, and that it is tried again", () => {
     expect(alertText({ kind: "provider_pause", status: 429, askedMs: 86_400_000, at: AT })).toEqual({
       title: "Contact form: EmailJS asks to wait 24 hours",
-      body: "EmailJS answered 429. EmailJS asked at 2026-11-27T10:00:00Z to wait 24 hours (until 2026-11-28T10:00:00Z); sending is held until 2026-11-27T10:01:00Z, 60 seconds at most, then tried again. Meanwhile new messages wait in the outbox's undelivered/ folder; they are sent again by themselves. If EmailJS keeps asking, check the account's plan and limits in the EmailJS dashboard.",
+      body: "EmailJS answered 429. EmailJS asked at 2026-11-27T10:00:00Z to wait 24 hours (until 2026-11-28T10:00:00Z); sending is held until 2026-11-27T10:01:00Z, 60 seconds at most, then tried again. Meanwhile new messages are kept; they are sent by themselves. If EmailJS keeps asking, check the account's plan and limits in the EmailJS dashboard.",
     });
   });
 

@@ -32,10 +32,10 @@ describe("alertText", () => {
   it("a refusal names the status, the provider's words and the hint", () => {
     expect(refusing("Gmail_API: Invalid grant")).toEqual({
       title: "Contact form: EmailJS refuses messages (412)",
-      body: `EmailJS answered 412: "Gmail_API: Invalid grant". New messages wait in the outbox's undelivered/ folder and are sent again once it accepts them. To fix: reconnect the Gmail service in EmailJS, Email Services.`,
+      body: `EmailJS answered 412: "Gmail_API: Invalid grant". New messages are kept and sent once it accepts them. To fix: reconnect the Gmail service in EmailJS, Email Services.`,
     });
     expect(refusing("", "").body).toBe(
-      "EmailJS answered 412. New messages wait in the outbox's undelivered/ folder and are sent again once it accepts them.",
+      "EmailJS answered 412. New messages are kept and sent once it accepts them.",
     );
   });
 
@@ -56,7 +56,7 @@ describe("alertText", () => {
     expect(alertText({ kind: "messages_waiting", count: 1, oldestHours: 0.4 })).toEqual({
       title: "Contact form: 1 message waiting",
       body: expect.stringContaining(
-        "1 message in the outbox's undelivered/ folder, the oldest for under an hour.",
+        "1 message kept after EmailJS failed, the oldest for under an hour.",
       ),
     });
     expect(alertText({ kind: "messages_waiting", count: 3, oldestHours: 1.2 }).body).toContain("for 1 hour.");
