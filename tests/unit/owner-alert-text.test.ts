@@ -55,9 +55,7 @@ describe("alertText", () => {
     expect(alertText({ kind: "provider_back", waiting: 1 }).body).toMatch(/^1 message waiting\./);
     expect(alertText({ kind: "messages_waiting", count: 1, oldestHours: 0.4 })).toEqual({
       title: "Contact form: 1 message waiting",
-      body: expect.stringContaining(
-        "1 message kept after EmailJS failed, the oldest for under an hour.",
-      ),
+      body: expect.stringContaining("1 message kept after EmailJS failed, the oldest for under an hour."),
     });
     expect(alertText({ kind: "messages_waiting", count: 3, oldestHours: 1.2 }).body).toContain("for 1 hour.");
     expect(alertText({ kind: "spam_digest", count: 1, day: "2026-11-25" }).title).toBe(
@@ -65,14 +63,14 @@ describe("alertText", () => {
     );
   });
 
-  it("the quota at 80% warns, at 100% says new messages wait, and names what raises it", () => {
+  it("the quota at 80% warns, at 100% says new messages are kept, and names what raises it", () => {
     const day = alertText({ kind: "quota", percent: 80, used: 80, limit: 100, period: "day" });
     expect(day.title).toBe("Contact form: 80% of the daily send limit used");
-    expect(day.body).toContain("Past 100, new messages wait");
+    expect(day.body).toContain("Past 100, new messages are kept until the next day, then sent by themselves");
     expect(day.body).toContain("raise CONTACT_DAILY_SEND_LIMIT");
     const month = alertText({ kind: "quota", percent: 100, used: 200, limit: 200, period: "month" });
     expect(month.title).toBe("Contact form: 100% of the monthly send limit used");
-    expect(month.body).toContain("The limit is reached: new messages wait");
+    expect(month.body).toContain("The limit is reached: new messages are kept");
     expect(month.body).toContain("until the next month");
   });
 
