@@ -49,7 +49,7 @@ export type Relay = {
   provider: Provider;
 };
 
-export const VISITOR_SLOT_WAIT_MS = 3_000;
+export const VISITOR_SLOT_WAIT_MS = 800;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
 const DEFAULT_PAUSE_MS = 5_000;
 
