@@ -36,7 +36,7 @@ afterAll(async () => {
 beforeEach(async () => {
   fake.reset();
   fake.setMode({ kind: "status", status: 500, body: "Internal error" });
-  await admin.flushall();
+  await redis.flush();
   outbox = await mkdtemp(path.join(tmpdir(), "contact-flood-"));
   // The daily budget would keep the flood for the owner after 100: here the places themselves are tried.
   env = relayEnv(fake.url, {

@@ -5,7 +5,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
@@ -30,9 +29,7 @@ afterEach(async () => {
   await fake?.close();
   await owner?.close();
   await rm(outbox, { recursive: true, force: true });
-  const admin = new Redis(redis.url);
-  await admin.flushall();
-  admin.disconnect();
+  await redis.flush();
 });
 
 let withRedis = true;

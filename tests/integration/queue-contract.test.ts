@@ -4,7 +4,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
@@ -32,11 +31,7 @@ describe.each([
     await app?.stop();
     await fake?.close();
     await rm(outbox, { recursive: true, force: true });
-    if (withRedis) {
-      const admin = new Redis(redis.url);
-      await admin.flushall();
-      admin.disconnect();
-    }
+    if (withRedis) await redis.flush();
   });
 
   async function start() {

@@ -31,9 +31,7 @@ afterEach(async () => {
   await fake?.close();
   await owner?.close();
   await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-  const admin = new Redis(redis.url);
-  await admin.flushall();
-  admin.disconnect();
+  await redis.flush();
 });
 
 const env = (outbox: string, extra: Record<string, string> = {}) =>

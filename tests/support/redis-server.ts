@@ -15,6 +15,8 @@ export type RedisServer = {
   stop: () => Promise<void>;
   /** Starts it again on the same port and data folder. */
   start: () => Promise<void>;
+  /** Empties it (FLUSHALL), so the next test starts with no job, count or allowance left. */
+  flush: () => Promise<void>;
   output: () => string;
 };
 
@@ -55,22 +57,34 @@ export async function startRedisServer(): Promise<RedisServer> {
     await exited;
   };
 
+  const flush = async () => {
+    const reply = await ask(port, "FLUSHALL");
+    if (!reply.startsWith("+OK")) throw new Error(`FLUSHALL: ${reply}`);
+  };
+
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop, output: () => log };
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, flush, output: () => log };
 }
 
 /** True when a RESP PING gets PONG (no client library: this checks the server, not our code). */
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+const answersPing = (port: number) =>
+  ask(port, "PING").then(
+    (reply) => reply.startsWith("+PONG"),
+    () => false,
+  );
+
+/** One inline RESP command and its one-line reply. */
+function ask(port: number, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     let reply = "";
     socket.setTimeout(1_000, () => socket.destroy());
-    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("connect", () => socket.write(`${command}\r\n`));
     socket.on("data", (chunk) => {
       reply += chunk;
       if (reply.includes("\r\n")) socket.end();
     });
-    socket.on("close", () => resolve(reply.startsWith("+PONG")));
-    socket.on("error", () => resolve(false));
+    socket.on("close", () => resolve(reply));
+    socket.on("error", reject);
   });
 }
