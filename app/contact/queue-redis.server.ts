@@ -67,7 +67,7 @@ const DONE_KEPT_S = 3_600;
 export type RedisEngineParts = {
   config: AppConfig;
   /** The relay, paced by this queue: BullMQ's limiter, and a provider's Retry-After as the queue's pause. */
-  relay(pacing: Pacing): Relay;
+  relay(pacing: Pacing, waiting: () => Promise<number>): Relay;
   budget: Budget;
   provider: Provider;
   state: SharedState;
@@ -102,7 +102,9 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   messages.on("error", () => undefined);
   held.on("error", () => undefined);
   let risksTold = false;
-  const relay = parts.relay({ slot: async () => true, pause: (ms) => messages.rateLimit(ms) });
+  const relay = parts.relay({ slot: async () => true, pause: (ms) => messages.rateLimit(ms) }, () =>
+    messages.getJobCountByTypes("waiting", "prioritized", "delayed"),
+  );
   const jobOptions = (priority: number) => ({
     attempts: attemptsWithin(config.redelivery),
     backoff: { type: "redelivery" },

@@ -70,7 +70,14 @@ export function createRelay(
     log,
     notify,
     retry = RETRIES_WITHIN_A_REQUEST,
-  }: { log: ContactLogger; notify: (alert: OwnerAlert) => void; retry?: RetryOptions },
+    waiting = () => countUndelivered(config.mail.undeliveredDir),
+  }: {
+    log: ContactLogger;
+    notify: (alert: OwnerAlert) => void;
+    retry?: RetryOptions;
+    /** How many messages still wait to be sent, for the "provider back" alert. */
+    waiting?: () => Promise<number>;
+  },
 ): Relay {
   const mail = config.mail;
   // The budget and the provider's state live in files: one that cannot be written never costs a visitor's message.
@@ -129,7 +136,7 @@ export function createRelay(
           log({ outcome: "provider_back" });
           notify({
             kind: "provider_back",
-            waiting: await countUndelivered(mail.undeliveredDir).catch(() => 0),
+            waiting: await waiting().catch(() => 0),
           });
         }
         return { ok: true, status: result.status, attempts: result.attempts };

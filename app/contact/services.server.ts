@@ -45,7 +45,8 @@ export function createContactServices(
           notify,
           networkShare: limits.networkShare,
           risks: redis.risks,
-          relay: (pacing) => createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY }),
+          relay: (pacing, waiting) =>
+            createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY, waiting }),
           budget: parts.budget,
           provider: parts.provider,
         })

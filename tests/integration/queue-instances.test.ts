@@ -182,6 +182,8 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       await until(async () => (await undelivered()) === 0, "the kept messages to go out", 60_000);
       for (let i = 0; i < 4; i++) expect(delivered(`Refused ${i}`)).toHaveLength(1);
       await until(() => alerts("provider_back").length === 1, "the owner's back alert");
+      // Told from the queue: the others still waited when the first went through.
+      expect((alerts("provider_back")[0]!.body as { waiting: number }).waiting).toBeGreaterThan(0);
       expect(alerts("provider_refusing")).toHaveLength(1);
     },
   );
