@@ -103,7 +103,7 @@ for (const size of SIZES) {
       await sendButton(page).click();
       await expectLandedOn(page, notice(page, "status", SENT.title), `${label}-success`, info);
 
-      await fake.setMode({ kind: "status", status: 422 }, `Again ${mark}`);
+      await fake.setMode({ kind: "status", status: 422, body: `Unprocessable (${mark})` }, `Again ${mark}`);
       await fillForm(page, { ...message(mark), subject: `Again ${mark}` });
       await sendButton(page).click();
       await expect(notice(page, "status", CONFIRM_TITLE)).toBeVisible();

@@ -37,7 +37,7 @@ test("success: the status inline at the outcome, fields empty, and a reload send
 });
 
 test("failure: the alert inline at the outcome, every field still filled", async ({ page, fake, mark }) => {
-  await fake.setMode({ kind: "status", status: 422 }, mark);
+  await fake.setMode({ kind: "status", status: 422, body: `Unprocessable (${mark})` }, mark);
   await page.goto("/");
   await fillForm(page, message(mark));
   await sendAndConfirm(page, message(mark));

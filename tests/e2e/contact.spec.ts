@@ -90,7 +90,7 @@ test("failure: destructive toast, fields kept, console.error with status and rea
   mark,
 }) => {
   const values = message(mark);
-  await fake.setMode({ kind: "status", status: 400, body: "Bad request" }, mark);
+  await fake.setMode({ kind: "status", status: 400, body: `Bad request (${mark})` }, mark);
   await openHydrated(page);
   await fillForm(page, values);
   await sendButton(page).click();
@@ -275,7 +275,7 @@ test("no EmailJS id or key reaches the browser: not in any response the page loa
   await fillForm(page, message(mark));
   await sendButton(page).click();
   await expect(toastText(page, SENT.title)).toBeVisible();
-  await fake.setMode({ kind: "status", status: 401 }, mark);
+  await fake.setMode({ kind: "status", status: 401, body: `Unauthorized (${mark})` }, mark);
   await fillForm(page, message(mark));
   await sendButton(page).click();
   await expect(toastText(page, FAILED.title)).toBeVisible();

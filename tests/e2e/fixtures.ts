@@ -127,13 +127,15 @@ export const failureCases: {
 }[] = [
   {
     name: "kept to send later (the provider refused)",
-    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: "Bad" }, mark),
+    // Words of its own: two messages refused alike would be the account's refusal, for every test.
+    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: `Bad (${mark})` }, mark),
     posts: (mark) => [message(mark)],
     detail: "Your message is saved and will be sent when the mail service is back.",
   },
   {
     name: "not kept (a visitor's fourth failed message in a day)",
-    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: "Bad" }, mark),
+    // The provider failing, not refusing: four messages refused alike would be the account's refusal.
+    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 500, body: `Down (${mark})` }, mark),
     posts: (mark) => [1, 2, 3, 4].map((n) => ({ ...message(mark), subject: `Try ${n} ${mark}` })),
     detail: `It could not be kept to send later: please write to me at ${site.contact.email}.`,
   },
