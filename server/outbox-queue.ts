@@ -22,16 +22,21 @@ export async function queueCommand(
   command: string,
   rest: string[],
 ): Promise<number | null> {
-  const { messages, skipped } = await owner.list();
-  const waiting = messages.filter((kept) => kept.state !== "held");
-  const held = messages.filter((kept) => kept.state === "held");
-  for (const { id, problem } of skipped) console.error(`skipped  ${id}: ${problem}`);
+  // What each command needs: a listing, or the one message named.
+  const listed = async () => {
+    const { messages, skipped } = await owner.list();
+    for (const { id, problem } of skipped) console.error(`skipped  ${id}: ${problem}`);
+    const held = messages.filter((kept) => kept.state === "held");
+    return { waiting: messages.filter((kept) => kept.state !== "held"), held, skipped };
+  };
   if (command === "list") {
+    const { waiting, skipped } = await listed();
     for (const kept of waiting) console.log(describe(kept));
     console.log(`${waiting.length} undelivered message(s) in the queue`);
     return skipped.length ? 1 : 0;
   }
   if (command === "resend") {
+    const { waiting } = await listed();
     let kept = 0;
     for (const message of waiting) {
       const sent = await owner.sendNow(message.id);
@@ -56,14 +61,15 @@ export async function queueCommand(
   if (command !== "spam") return null;
   const [action, name] = rest;
   if (action === "list") {
+    const { held } = await listed();
     for (const kept of held) console.log(describe(kept));
     console.log(`${held.length} suspected spam message(s) in the queue`);
     return 0;
   }
   if ((action !== "release" && action !== "delete") || !name) return null;
   const id = idOf(name)!;
-  const kept = held.find((message) => message.id === id);
-  if (!kept) {
+  const kept = await owner.get(id);
+  if (kept?.state !== "held") {
     console.error(`${name}: no such held message (${USAGE_ID})`);
     return 1;
   }

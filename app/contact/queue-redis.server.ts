@@ -1,7 +1,7 @@
 // Every message a job in one BullMQ queue on Redis: any number of instances, no shared disk. BullMQ paces the
 // provider for all workers together, retries with the redelivery backoff and keeps what is held (decision 053).
 import { rm } from "node:fs/promises";
-import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobType } from "bullmq";
 import Redis from "ioredis";
 import type { AppConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
@@ -11,10 +11,9 @@ import { tellOwner, type Notify } from "./housekeeping.server";
 import type { Kept, KeptState, WaitingFor } from "./message-state";
 import type { Allowances } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import { failureOf } from "./delivery.server";
-import type { Budget } from "./budget.server";
+import { failureOf, redeliveryBackoffSeconds } from "./delivery.server";
 import type { Pacing } from "./pacing.server";
-import { providerWords, type Provider } from "./provider.server";
+import { providerWords } from "./provider.server";
 import type { Relay, Sender } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
@@ -60,6 +59,8 @@ type Step =
 /** A visitor waits this long for its job to start, then is answered from its state (it goes on in the background). */
 const VISITOR_START_MS = 800;
 const VISITOR_STEP_MS = 12_000;
+/** The owner's commands wait this long for a message they moved. */
+const OWNER_WAIT_MS = 24_000;
 const ADD_TIMEOUT_MS = 2_000;
 const TICK_MS = 30_000;
 const DONE_KEPT_S = 3_600;
@@ -68,8 +69,6 @@ export type RedisEngineParts = {
   config: AppConfig;
   /** The relay, paced by this queue: BullMQ's limiter, and a provider's Retry-After as the queue's pause. */
   relay(pacing: Pacing, waiting: () => Promise<number>): Relay;
-  budget: Budget;
-  provider: Provider;
   state: SharedState;
   log: ContactLogger;
   notify: Notify;
@@ -82,13 +81,9 @@ export type RedisEngineParts = {
 export function attemptsWithin(settings: AppConfig["redelivery"]): number {
   let total = 0;
   let attempts = 1;
-  while (total < settings.forHours * 3_600) total += backoffSeconds(attempts++, false, settings);
+  while (total < settings.forHours * 3_600)
+    total += redeliveryBackoffSeconds(attempts++ - 1, false, settings);
   return attempts;
-}
-
-function backoffSeconds(attemptsMade: number, uncertain: boolean, settings: AppConfig["redelivery"]) {
-  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
-  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** (attemptsMade - 1));
 }
 
 export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): Engine {
@@ -96,6 +91,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   // Adds fail at once while Redis is away (the visitor's message then goes to this instance's disk).
   const connection = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   connection.on("error", () => undefined);
+  // Workers and event readers block: BullMQ wants them to wait for Redis rather than fail.
+  const blockingConnections: Redis[] = [];
+  const blocking = () => {
+    const opened = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    opened.on("error", () => undefined);
+    blockingConnections.push(opened);
+    return opened;
+  };
   const opts = { connection, prefix: PREFIX };
   const messages = new Queue<JobData>(MESSAGES, opts);
   const held = new Queue<JobData>(HELD, opts);
@@ -141,10 +144,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
 
   // Visitors wait on their own job's events, from whichever instance's worker runs it.
-  const events = new QueueEvents(MESSAGES, {
-    connection: { ...connectionOptions(redisUrl) },
-    prefix: PREFIX,
-  });
+  const events = new QueueEvents(MESSAGES, { connection: blocking(), prefix: PREFIX });
   events.on("error", () => undefined);
   const waiters = new Map<string, (step: Step | "active") => void>();
   // A step is told once the job has left `active`, so the visitor's answer may still remove it.
@@ -171,18 +171,22 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     ({ jobId, prev }) => prev === "active" && tell(jobId, { state: "waiting", for: "pace" }),
   );
 
-  function stepOf(id: string): Promise<Step> {
+  /**
+   * What becomes of a job: its step, or "waiting for the pace" when it has not started within `startMs`
+   * or not ended within `stepMs` of its start. Registered before the job is added or moved, so no event is missed.
+   */
+  function stepOf(id: string, startMs = VISITOR_START_MS, stepMs = VISITOR_STEP_MS): Promise<Step> {
     return new Promise((resolve) => {
       const done = (step: Step) => {
         clearTimeout(timer);
         waiters.delete(id);
         resolve(step);
       };
-      let timer = setTimeout(() => done({ state: "waiting", for: "pace" }), VISITOR_START_MS);
+      let timer = setTimeout(() => done({ state: "waiting", for: "pace" }), startMs);
       waiters.set(id, (step) => {
         if (step !== "active") return done(step);
         clearTimeout(timer);
-        timer = setTimeout(() => done({ state: "waiting", for: "pace" }), VISITOR_STEP_MS);
+        timer = setTimeout(() => done({ state: "waiting", for: "pace" }), stepMs);
       });
     });
   }
@@ -199,10 +203,11 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       const step = stepOf(id);
       try {
         const existing = await withTimeout(messages.getJob(id), ADD_TIMEOUT_MS);
-        if (existing && !(await existing.isFailed())) {
+        const state = existing && (await existing.getState());
+        if (existing && state !== "failed") {
           waiters.delete(id);
           log({ outcome: "already_kept", reason: existing.data.waitingFor ?? "queued" });
-          return (await existing.isCompleted()) ? { ok: true } : answer(await kept(existing));
+          return state === "completed" ? { ok: true } : answer(kept(existing, state ?? "unknown"));
         }
         await existing?.remove();
         await withTimeout(connection.zadd(INFLIGHT, Date.now(), id), ADD_TIMEOUT_MS);
@@ -286,8 +291,8 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     }
   }
 
-  async function kept(job: Job<JobData>): Promise<Kept> {
-    const state = await job.getState();
+  /** A job as the owner sees it; `state` as BullMQ listed it (failed: given up). */
+  function kept(job: Job<JobData>, state: string): Kept {
     const d = job.data;
     const keptState: KeptState = d.heldFor
       ? { state: "held", for: d.heldFor }
@@ -373,7 +378,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     }
     const uncertain = Boolean(d.uncertain) || sent.uncertain;
     const waitingFor = uncertain ? "uncertain" : "provider";
-    const backoff = backoffSeconds(job.attemptsMade + 1, uncertain, config.redelivery) * 1_000;
+    const backoff = redeliveryBackoffSeconds(job.attemptsMade, uncertain, config.redelivery) * 1_000;
     const failure = failureOf(sent);
     const nextAttempt = Date.now() + backoff;
     await job.updateData({ ...d, ...spent, uncertain, waitingFor, providerText, failure, nextAttempt });
@@ -384,16 +389,22 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   const owner: OwnerPort = {
     engine: "redis",
     async list() {
-      const jobs = [
-        ...(await messages.getJobs(["waiting", "prioritized", "delayed", "active", "failed"])),
-        ...(await held.getJobs(["waiting"])),
-      ].filter((job): job is Job<JobData> => Boolean(job) && !job.data.test);
-      const all = await Promise.all(jobs.map(kept));
-      return { messages: all.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt)), skipped: [] };
+      // One listing a state: the state is known without asking Redis for each job's.
+      const listing = async (queue: Queue<JobData>, state: JobType) =>
+        (await queue.getJobs([state])).filter((job) => job && !job.data.test).map((job) => kept(job, state));
+      const listed = await Promise.all([
+        ...(["waiting", "prioritized", "delayed", "active", "failed"] as const).map((state) =>
+          listing(messages, state),
+        ),
+        listing(held, "waiting"),
+      ]);
+      const all = listed.flat().sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
+      return { messages: all, skipped: [] };
     },
     async get(id) {
       const job = (await messages.getJob(id)) ?? (await held.getJob(id));
-      return job && !(await job.isCompleted()) ? kept(job) : null;
+      const state = job && (await job.getState());
+      return job && state !== "completed" ? kept(job, state ?? "unknown") : null;
     },
     async remove(id) {
       const job = (await held.getJob(id)) ?? (await messages.getJob(id));
@@ -433,35 +444,21 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     },
     close: async () => {
       await Promise.all([messages.close(), held.close(), events.close()]);
-      connection.disconnect();
+      for (const opened of [connection, ...blockingConnections]) opened.disconnect();
     },
   };
 
   /** Does `act` on a job and waits for what becomes of it, as the owner's commands report it. */
-  async function outcomeOf(
-    id: string,
-    act: () => Promise<unknown>,
-    ms = VISITOR_STEP_MS * 2,
-  ): Promise<SendNow> {
-    const step = new Promise<Step>((resolve) => {
-      const timer = setTimeout(() => resolve({ state: "waiting", for: "pace" }), ms);
-      waiters.set(id, (seen) => {
-        if (seen === "active") return;
-        clearTimeout(timer);
-        waiters.delete(id);
-        resolve(seen);
-      });
-    });
+  async function outcomeOf(id: string, act: () => Promise<unknown>): Promise<SendNow> {
+    const step = stepOf(id, OWNER_WAIT_MS, OWNER_WAIT_MS);
     try {
       await act();
     } catch (error) {
       waiters.delete(id);
       throw error;
     }
-    const seen = await step;
-    if (seen.state === "sent") return { sent: true };
-    const job = (await messages.getJob(id)) ?? (await held.getJob(id));
-    return { sent: false, kept: job ? await kept(job) : null };
+    if ((await step).state === "sent") return { sent: true };
+    return { sent: false, kept: await owner.get(id) };
   }
 
   return {
@@ -469,14 +466,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     owner,
     start() {
       const worker = new Worker<JobData, Step>(MESSAGES, deliver, {
-        connection: connectionOptions(redisUrl),
+        connection: blocking(),
         prefix: PREFIX,
         concurrency: 1,
         limiter: { max: 1, duration: Math.ceil((1_000 / config.maxPerSecond) * 1.1) },
         settings: {
           backoffStrategy: (attemptsMade, _type, _error, job) =>
-            backoffSeconds(
-              attemptsMade,
+            redeliveryBackoffSeconds(
+              attemptsMade - 1,
               Boolean((job?.data as JobData | undefined)?.uncertain),
               config.redelivery,
             ) * 1_000,
@@ -594,16 +591,3 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 const REFUSING = { status: 503, reason: "provider_refusing" } as const;
 const KEPT_STATES = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
-
-/** Workers and event readers block: BullMQ wants them to wait for Redis rather than fail. */
-function connectionOptions(redisUrl: string) {
-  const url = new URL(redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-    ...(url.pathname.length > 1 ? { db: Number(url.pathname.slice(1)) } : {}),
-    maxRetriesPerRequest: null,
-  };
-}

@@ -93,7 +93,6 @@ export function createRelay(
     budget,
     provider,
     async send(params, { who, counted = false, stopping }) {
-      const id = messageId(params);
       if (mail.mode !== "relay") throw new Error("the relay needs the EmailJS ids");
       if (who === "visitor" || who === "redelivery") {
         if ((await provider.read()).state === "refusing") return { ok: false, held: "provider_refusing" };
@@ -163,7 +162,7 @@ export function createRelay(
       const hint =
         result.failure === "rejected" && result.status !== 429
           ? (accountRefusal(result.status, result.text) ??
-            (await orElse(provider.refusedOne(result.status, result.text, id), null)))
+            (await orElse(provider.refusedOne(result.status, result.text, messageId(params)), null)))
           : null;
       if (hint && (await orElse(provider.refusing(result.status, result.text, hint), false))) {
         log({ outcome: "provider_refusing", upstreamStatus: result.status, hint });

@@ -34,7 +34,6 @@ export function createContactServices(
   const parts = config.mail.mode === "relay" ? relayParts(config, state, redis) : null;
   const relay = parts && createRelay(config, parts, { log, notify, retry });
   const limits = createLimits(config, redis);
-  const delivery = createDelivery(config.mail, log, relay);
   // With Redis every message is a job in one queue; without it, the folder for one process (decision 053).
   const engine: Engine =
     parts && redis && config.redisUrl
@@ -47,11 +46,9 @@ export function createContactServices(
           risks: redis.risks,
           relay: (pacing, waiting) =>
             createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY, waiting }),
-          budget: parts.budget,
-          provider: parts.provider,
         })
       : {
-          delivery,
+          delivery: createDelivery(config.mail, log, relay),
           owner: null,
           start: () =>
             relay ? startRedelivery({ config, relay, notify, state, limits }) : { stop: async () => {} },
