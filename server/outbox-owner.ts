@@ -133,10 +133,12 @@ export async function queueTest(owner: OwnerPort, relay: Relay): Promise<number>
   }
   const kept = sent.kept;
   const words = kept?.providerText ? `, EmailJS said "${kept.providerText}"` : "";
-  const asked = askedPause(await relay.provider.read());
+  const provider = await relay.provider.read();
+  const asked = askedPause(provider);
   console.log(
     `not sent${kept ? ` (${describeState(kept)}${words})` : ""}${asked ? `; ${askedPauseWords(asked)}` : ""}. Try again later.`,
   );
+  if (provider.state === "refusing") console.log(`fix: ${provider.hint}`);
   return 1;
 }
 

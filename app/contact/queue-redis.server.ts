@@ -347,6 +347,12 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     const sent = await relay.send(d.params, { who, counted: d.counted });
     const spent = { networkCounted: true, counted: d.counted || (!sent.ok && !sent.held && sent.counted) };
     if (sent.ok) return { state: "sent" };
+    // The owner's test is tried once: what stopped it is its answer, never a later mail.
+    if (d.test) {
+      const why = sent.held ? sent.held.replaceAll("_", " ") : providerWords(sent.text);
+      await job.updateData({ ...d, providerText: why });
+      throw new UnrecoverableError(why);
+    }
     if (sent.held === "over_daily_limit" || sent.held === "over_monthly_limit") {
       const { day, month } = await relay.budget.usage();
       const turns = sent.held === "over_daily_limit" ? day.turnsAt : month.turnsAt;
@@ -366,7 +372,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         failure,
       });
     }
-    if (sent.refusedForItself && !d.test) {
+    if (sent.refusedForItself) {
       const heldFor = "refused_by_provider";
       await held.add(
         "held",
@@ -382,7 +388,6 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     const failure = failureOf(sent);
     const nextAttempt = Date.now() + backoff;
     await job.updateData({ ...d, ...spent, uncertain, waitingFor, providerText, failure, nextAttempt });
-    if (d.test) throw new UnrecoverableError(failure.reason);
     throw new Error(failure.reason);
   }
 

@@ -175,6 +175,11 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       expect(listed.stdout).toContain("4 undelivered message(s)");
       expect(listed.stdout).not.toContain("given up");
       expect(alerts("provider_refusing")).toHaveLength(1);
+      // The owner's test meets the same refusal once, says it with the fix, and is never mailed later.
+      const tested = await cli(["test"]);
+      expect(tested.code).toBe(1);
+      expect(tested.stdout).toContain(words);
+      expect(tested.stdout).toMatch(hint);
 
       fake.setMode({ kind: "status", status: 200 });
       const resent = await cli(["resend"]);
@@ -185,6 +190,7 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       // Told from the queue: the others still waited when the first went through.
       expect((alerts("provider_back")[0]!.body as { waiting: number }).waiting).toBeGreaterThan(0);
       expect(alerts("provider_refusing")).toHaveLength(1);
+      expect(delivered("Test message from outbox test")).toEqual([]);
     },
   );
 
