@@ -220,7 +220,12 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect((await response("Share 1")).status).toBe(303);
     expect((await response("Share 2")).status).toBe(303);
     await until(() => delivered("Share 1").length === 1, "the first");
-    const { stdout } = await cli(["list"]);
+    // The second is taken after the pace's next slot, then scheduled: wait for that state, not a moment.
+    let stdout = "";
+    await until(async () => {
+      stdout = (await cli(["list"])).stdout;
+      return /Share 2.*waiting: network share/.test(stdout);
+    }, "the second to wait for its network's share");
     expect(stdout).toMatch(/Share 2.*waiting: network share.*next attempt/);
     // Scheduled for when the network's share frees (its next day), not given up, not kept for the owner.
     const next = Date.parse(/Share 2.*next attempt (\S+?),/.exec(stdout)![1]!);
