@@ -42,6 +42,8 @@ export type AppConfig = RelayLimits & {
   host: string | null;
   /** Signs the theme and flash cookies (decision 018). */
   sessionSecret: string;
+  /** The site's public address (SITE_URL), for links in the owner's alerts and the owner's sign-in; null: unset. */
+  siteUrl: string | null;
 };
 
 type ConfigLogger = Pick<Console, "info" | "warn">;
@@ -110,6 +112,13 @@ const envSchema = z.object({
   REDIS_URL: z.preprocess(
     (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
     z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+  ),
+  SITE_URL: z.preprocess(
+    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL, the site's address" })
+      .transform((url) => new URL(url).origin)
+      .optional(),
   ),
   PORT: intInRange(3000, 1, 65_535),
   HOST: optional,
@@ -218,6 +227,7 @@ export function loadConfig(
     port: e.PORT,
     host: e.HOST ?? null,
     sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,
+    siteUrl: e.SITE_URL ?? null,
   };
 }
 

@@ -53,6 +53,7 @@ describe("defaults", () => {
       port: 3000,
       host: null,
       sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      siteUrl: null,
     });
     expect(lines).toEqual([
       `info [contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${path.resolve("./outbox")}`,
@@ -117,6 +118,7 @@ describe("defaults", () => {
       OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
       REDIS_URL: "redis://:SECRET@redis:6379/0",
+      SITE_URL: "https://example.com/ignored/path",
       PORT: "8080",
       HOST: "127.0.0.1",
       SESSION_SECRET: SECRET,
@@ -152,6 +154,7 @@ describe("defaults", () => {
       port: 8080,
       host: "127.0.0.1",
       sessionSecret: SECRET,
+      siteUrl: "https://example.com",
     });
   });
 
@@ -232,6 +235,7 @@ describe("the server refuses to start", () => {
     // fetch refuses a URL with credentials: every alert would fail.
     ["OWNER_ALERT_URL", "https://owner:SECRET@ntfy.example.com/alerts"],
     ["OWNER_ALERT_FORMAT", "teams"],
+    ["SITE_URL", "SECRET.example.com"],
   ])("on a bad %s, naming it and not echoing the value", (name, value) => {
     let message = "";
     try {
