@@ -6,10 +6,8 @@ import { readAlertLedger } from "~/contact/housekeeping.server";
 import { describeState, type Kept } from "~/contact/message-state";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { SharedState } from "~/contact/shared-state.server";
-import { askedPause, providerWords } from "~/contact/provider.server";
-import { failedByProvider, failingSeconds, nextAttemptAt } from "~/contact/delivery.server";
+import { askedPause } from "~/contact/provider.server";
 import type { Relay } from "~/contact/relay.server";
-import { listUndelivered } from "~/contact/store.server";
 
 const hoursAgo = (time: string) => `${Math.floor((Date.now() - Date.parse(time)) / 3_600_000)} h ago`;
 
@@ -18,7 +16,7 @@ export async function printStatus(
   config: AppConfig,
   relay: Relay | null,
   state: SharedState,
-  owner: OwnerPort | null,
+  owner: OwnerPort,
   redisRisks: string[] = [],
 ): Promise<number> {
   let attention = redisRisks.length > 0;
@@ -38,7 +36,7 @@ export async function printStatus(
     if (asked) console.log(`paused      ${askedPauseWords(asked)}`);
   }
 
-  const kept = owner ? await queueSummary(owner) : await folderSummary(config);
+  const kept = await summary(owner);
   const oldest = kept.waiting[0];
   if (!oldest) console.log("waiting     none");
   else {
@@ -82,23 +80,7 @@ type Summary = {
   held: string[];
 };
 
-async function folderSummary(config: AppConfig): Promise<Summary> {
-  const { messages } = await listUndelivered(config.mail.undeliveredDir);
-  const waiting = messages.filter(({ entry }) => !entry.gaveUp);
-  return {
-    waiting: waiting.map(({ entry }) => ({
-      receivedAt: entry.time,
-      nextAttempt: nextAttemptAt(entry, config.redelivery),
-    })),
-    failingSeconds: waiting
-      .filter(({ entry }) => failedByProvider(entry.reason))
-      .map(({ entry }) => failingSeconds(entry, config.redelivery, Date.now())),
-    givenUp: messages.length - waiting.length,
-    held: (await listUndelivered(config.mail.spamDir)).messages.map(({ entry }) => entry.time),
-  };
-}
-
-async function queueSummary(owner: OwnerPort): Promise<Summary> {
+async function summary(owner: OwnerPort): Promise<Summary> {
   const { messages } = await owner.list();
   const is = (state: Kept["state"]) => messages.filter((kept) => kept.state === state);
   return {
@@ -124,8 +106,8 @@ export const testMessage = () => ({
   to_name: site.name,
 });
 
-/** The test message through the queue, at its pace: sent, or why it still waits. */
-export async function queueTest(owner: OwnerPort, relay: Relay): Promise<number> {
+/** The test message through the engine, tried once: sent, or what stopped it. */
+export async function ownerTest(owner: OwnerPort, relay: Relay): Promise<number> {
   const sent = await owner.test(testMessage());
   if (sent.sent) {
     console.log("sent: EmailJS took it; check the owner's mailbox");
@@ -139,29 +121,5 @@ export async function queueTest(owner: OwnerPort, relay: Relay): Promise<number>
     `not sent${kept ? ` (${describeState(kept)}${words})` : ""}${asked ? `; ${askedPauseWords(asked)}` : ""}. Try again later.`,
   );
   if (provider.state === "refusing") console.log(`fix: ${provider.hint}`);
-  return 1;
-}
-
-export async function sendTest(relay: Relay): Promise<number> {
-  const sent = await relay.send(testMessage(), { who: "owner" });
-  if (sent.ok) {
-    console.log(`sent: the provider answered ${sent.status}; check the owner's mailbox`);
-    return 0;
-  }
-  if (sent.held === "paced") {
-    const asked = askedPause(await relay.provider.read());
-    console.log(
-      `not sent: it waited its turn at EmailJS's rate and none came in time, the rate being held by other senders or a pause EmailJS asked for${asked ? `; ${askedPauseWords(asked)}` : ""}. Try again later.`,
-    );
-    return 1;
-  }
-  if (sent.held) {
-    console.log(`not sent: ${sent.held.replaceAll("_", " ")}`);
-    return 1;
-  }
-  console.log(
-    `not sent: the provider answered ${sent.status || "nothing"} "${providerWords(sent.text)}" (${sent.failure})`,
-  );
-  if (sent.hint) console.log(`fix: ${sent.hint}`);
   return 1;
 }

@@ -393,6 +393,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 
   const owner: OwnerPort = {
     engine: "redis",
+    where: "the queue",
     async list() {
       // One listing a state: the state is known without asking Redis for each job's.
       const listing = async (queue: Queue<JobData>, state: JobType) =>
@@ -435,6 +436,13 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         if (state === "failed") await job.retry("failed", { resetAttemptsMade: true });
         else if (state === "delayed") await job.promote();
       });
+    },
+    async resend(each) {
+      const { messages: all } = await owner.list();
+      for (const message of all.filter((kept) => kept.state !== "held")) {
+        each(message, (await owner.sendNow(message.id)) ?? { sent: false, kept: null });
+      }
+      return { skipped: [] };
     },
     async test(params) {
       const id = `test-${Date.now()}`;

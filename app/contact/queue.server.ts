@@ -17,24 +17,30 @@ export type Delivery = {
 /** What became of a message the owner sent: mailed, or still kept (and how). */
 export type SendNow = { sent: true } | { sent: false; kept: Kept | null };
 
+export type Skipped = { id: string; problem: string };
+
 export type OwnerPort = {
   engine: "redis" | "folder";
+  /** Where the messages are kept, in the owner's words: "the queue", or the outbox folder. */
+  where: string;
   /** Every waiting, held and given-up message, oldest first; what could not be read, apart. */
-  list(): Promise<{ messages: Kept[]; skipped: { id: string; problem: string }[] }>;
+  list(): Promise<{ messages: Kept[]; skipped: Skipped[] }>;
   get(id: string): Promise<Kept | null>;
   remove(id: string): Promise<boolean>;
   /** A held message, sent as any waiting one; null when no such held message. */
   release(id: string): Promise<SendNow | null>;
   /** A waiting or given-up message, sent now; null when there is none by that id. */
   sendNow(id: string): Promise<SendNow | null>;
+  /** Every waiting and given-up message sent now, one at a time, each told; null: another resend is running. */
+  resend(each: (message: Kept, sent: SendNow) => void): Promise<{ skipped: Skipped[] } | null>;
   test(params: TemplateParams): Promise<SendNow>;
   close(): Promise<void>;
 };
 
 export type Engine = {
   delivery: Delivery;
-  /** The owner's commands on the queue; null on the folder, where server/outbox-cli.ts works on the files. */
-  owner: OwnerPort | null;
+  /** The owner's commands, for the CLI and the owner's page alike. */
+  owner: OwnerPort;
   /** The background: redelivery, retention, the owner's alerts. */
   start(): { stop(): Promise<void> };
 };

@@ -1,6 +1,5 @@
 // One message to the provider within its limits: the budget, the rate, the account's state (decisions 045-047).
 import type { AppConfig } from "~/config.server";
-import type { RedisLink } from "~/lib/redis.server";
 import type { SharedState } from "./shared-state.server";
 import type { OwnerAlert } from "./alerts.server";
 import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
@@ -55,10 +54,10 @@ const DEFAULT_PAUSE_MS = 5_000;
 
 export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
 
-export function relayParts(config: AppConfig, state: SharedState, redis: RedisLink | null): RelayParts {
+export function relayParts(config: AppConfig, state: SharedState): RelayParts {
   return {
     budget: createBudget(config.budget, state),
-    pacing: createPacing(config.maxPerSecond, redis),
+    pacing: createPacing(config.maxPerSecond),
     provider: createProvider(config.mail, state),
   };
 }

@@ -2,15 +2,14 @@
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
-import { createDelivery } from "./delivery.server";
 import type { RetryOptions } from "./emailjs.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 import { createContactFlash } from "./flash.server";
 import { createNotify } from "./housekeeping.server";
 import { createLimits } from "./limits.server";
 import type { Engine } from "./queue.server";
+import { createFolderEngine } from "./queue-folder.server";
 import { createRedisEngine } from "./queue-redis.server";
-import { startRedelivery } from "./redelivery.server";
 import { createRelay, relayParts } from "./relay.server";
 import { folderState, redisState } from "./shared-state.server";
 import { createSpamScore } from "./spam-score.server";
@@ -31,7 +30,7 @@ export function createContactServices(
     ? redisState(redis.client.duplicate({ enableOfflineQueue: true }))
     : folderState(config.mail.stateDir);
   const { notify, settled } = createNotify(config, state, log);
-  const parts = config.mail.mode === "relay" ? relayParts(config, state, redis) : null;
+  const parts = config.mail.mode === "relay" ? relayParts(config, state) : null;
   const relay = parts && createRelay(config, parts, { log, notify, retry });
   const limits = createLimits(config, redis);
   // With Redis every message is a job in one queue; without it, the folder for one process (decision 053).
@@ -47,12 +46,7 @@ export function createContactServices(
           relay: (pacing, waiting) =>
             createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY, waiting }),
         })
-      : {
-          delivery: createDelivery(config.mail, log, relay),
-          owner: null,
-          start: () =>
-            relay ? startRedelivery({ config, relay, notify, state, limits }) : { stop: async () => {} },
-        };
+      : createFolderEngine({ config, relay, notify, state, limits, log });
   return {
     config,
     toName,
@@ -67,7 +61,6 @@ export function createContactServices(
     relay,
     engine,
     delivery: engine.delivery,
-    ownerDelivery: createDelivery(config.mail, log, relay, "owner"),
   };
 }
 

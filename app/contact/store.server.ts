@@ -278,8 +278,13 @@ export async function removeUndelivered(dir: string, params: TemplateParams): Pr
   }
 }
 
-export function whileResending<T>(dir: string, resend: (listed: Listed) => Promise<T>): Promise<T | null> {
-  return locked(dir, "resend", false, async () => {
+/** Under the folder's resend lock: at once, or null when another holds it; with `wait`, after it. */
+export function whileResending<T>(
+  dir: string,
+  resend: (listed: Listed) => Promise<T>,
+  { wait = false } = {},
+): Promise<T | null> {
+  return locked(dir, "resend", wait, async () => {
     const listed = await listUndelivered(dir);
     const own = (entry: UndeliveredEntry) => path.join(dir, undeliveredFileName(entry.template_params));
     const chosen = new Map<string, Listed["messages"][number]>();

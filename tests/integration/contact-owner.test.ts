@@ -127,7 +127,7 @@ describe("outbox status and outbox test", () => {
   it("test: one message through the real provider, its answer printed; a refusal prints the fix and exits 1", async () => {
     const sent = await runOutboxCli(["test"], env());
     expect(sent.code).toBe(0);
-    expect(sent.stdout).toContain("sent: the provider answered 200");
+    expect(sent.stdout).toContain("sent: EmailJS took it");
     expect(scratch.fake.requests).toHaveLength(1);
     expect(JSON.stringify(scratch.fake.requests[0]!.body)).toContain("Test message from outbox test");
     expect((await runOutboxCli(["status"], env())).stdout).toMatch(/^this month {2}1 of /m);
@@ -139,9 +139,7 @@ describe("outbox status and outbox test", () => {
     });
     const refused = await runOutboxCli(["test"], env());
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain(
-      'the provider answered 403 "API calls are disabled for non-browser applications"',
-    );
+    expect(refused.stdout).toContain('EmailJS said "API calls are disabled for non-browser applications"');
     expect(refused.stdout).toContain("fix: enable API for non-browser applications");
     const status = await runOutboxCli(["status"], env());
     expect(status.code).toBe(1);
@@ -158,7 +156,7 @@ describe("outbox status and outbox test", () => {
     const name = await keepOld("spam", "Export me", 1);
     const run = await runOutboxCli(["export", name], env());
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ template_params: { subject: "Export me" } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: "held", params: { subject: "Export me" } });
     expect((await runOutboxCli(["export", `../spam/${name}`], env())).code).toBe(2);
     expect((await runOutboxCli(["export", "missing.json"], env())).code).toBe(1);
   });

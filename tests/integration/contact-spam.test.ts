@@ -202,7 +202,7 @@ describe("outbox spam", () => {
     const listed = await runOutboxCli(["spam", "list"], childEnv);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('"Keep me"');
-    expect(listed.stdout).toContain("suspected_spam: many_links");
+    expect(listed.stdout).toContain("held: suspected spam: many_links");
     expect(listed.stdout).toContain("2 suspected spam message(s)");
 
     const [keep, drop] = await Promise.all(
@@ -234,6 +234,6 @@ describe("outbox spam", () => {
     expect(outside.stderr).toContain("without a folder");
     const missing = await runOutboxCli(["spam", "delete", "0123.json"], env());
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("0123.json: cannot be opened (ENOENT)");
+    expect(missing.stderr).toContain("0123.json: no such held message");
   });
 });

@@ -151,9 +151,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     });
     expect(result.stderr).not.toMatch(/Cannot find|ERR_MODULE_NOT_FOUND/);
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain(
-      `0 undelivered message(s) in ${join(image.dir, "outbox", "undelivered")}`,
-    );
+    expect(result.stdout).toContain(`0 undelivered message(s) in ${join(image.dir, "outbox")}`);
   });
 
   it("passes its HEALTHCHECK while up, fails it once down, and exits 0 on SIGTERM", async () => {
