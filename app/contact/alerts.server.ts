@@ -1,4 +1,5 @@
 // Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decision 041).
+import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
@@ -35,10 +36,19 @@ export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, ti
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-const quoted = (text: string) => {
-  const words = providerWords(text);
-  return words ? `: "${words}"` : "";
-};
+/** A scheme or a host in words from outside, broken so that no reader turns it into a link (decision 056). */
+function defanged(text: string): string {
+  return text
+    .replaceAll("://", "[:]//")
+    .replace(/\b(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\b/g, "$1[.]$2[.]$3[.]$4")
+    .replace(/(?<=[\p{L}\p{N}_-])\.(?=\p{L}[\p{L}\p{N}_-])/gu, "[.]");
+}
+
+/** How a format shows words that came from outside (the provider's, or a hint that repeats them): inert. */
+type Quote = (text: string, marks?: string) => string;
+const asText: Quote = (text, marks = "") => `${marks}${defanged(text)}${marks}`;
+/** A code span: Slack and Discord render nothing inside one; it cannot hold a backtick. */
+const asCode: Quote = (text) => `\`${defanged(text).replaceAll("`", "'")}\``;
 
 function hours(value: number): string {
   return value < 1 ? "under an hour" : count(Math.round(value), "hour");
@@ -71,20 +81,25 @@ export function askedPauseWords({ at, ms }: AskedPause): string {
 
 const RESEND = "They are sent again by themselves; `npm run outbox -- list` shows them.";
 
-/** Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header). */
-export function alertText(alert: OwnerAlert): { title: string; body: string } {
+/**
+ * Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header).
+ * What came from outside is quoted as inert text, as `quote` shows it.
+ */
+export function alertText(alert: OwnerAlert, quote: Quote = asText): { title: string; body: string } {
   switch (alert.kind) {
-    case "provider_refusing":
+    case "provider_refusing": {
+      const words = providerWords(alert.providerText);
       return {
         title: `Contact form: EmailJS refuses messages (${alert.status})`,
         body: [
-          `EmailJS answered ${alert.status}${quoted(alert.providerText)}.`,
+          `EmailJS answered ${alert.status}${words ? `: ${quote(words, '"')}` : ""}.`,
           "New messages are kept and sent once it accepts them.",
-          alert.hint ? `To fix: ${alert.hint}.` : "",
+          alert.hint ? `To fix: ${quote(alert.hint)}.` : "",
         ]
           .filter(Boolean)
           .join(" "),
       };
+    }
     case "provider_back":
       return {
         title: "Contact form: EmailJS accepts messages again",
@@ -143,19 +158,43 @@ const NTFY_TAGS: Record<OwnerAlert["kind"], string> = {
   spam_digest: "wastebasket",
 };
 
+/** The alerts that ask the owner to act, so link to the owner page; the others need nothing it does (decision 056). */
+const ASKS_TO_ACT: Record<OwnerAlert["kind"], boolean> = {
+  provider_refusing: true,
+  provider_back: false,
+  provider_pause: true,
+  messages_waiting: true,
+  quota: false,
+  spam_digest: true,
+};
+
+/** The owner page's address: SITE_URL's, else the one the site's content knows; null if neither is http(s). */
+export function ownerPageUrl(siteUrl: string | null, known: string = site.siteUrl): string | null {
+  const url = URL.parse(siteUrl ?? known);
+  return url && (url.protocol === "https:" || url.protocol === "http:") ? `${url.origin}/owner` : null;
+}
+
+const LINK_LABEL = "Owner page";
+
 const DISCORD_CONTENT_MAX = 2000;
 
 const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-type AlertRequest = { headers: Record<string, string>; body: string };
+export type AlertRequest = { headers: Record<string, string>; body: string };
 
 const json = (value: unknown): AlertRequest => ({
   headers: { "Content-Type": "application/json" },
   body: JSON.stringify(value),
 });
 
-function alertRequest(format: AlertFormat, alert: OwnerAlert): AlertRequest {
-  const { title, body } = alertText(alert);
+/** One alert as `format`'s service takes it; `ownerPage` is linked from an alert that asks the owner to act. */
+export function alertRequest(
+  format: AlertFormat,
+  alert: OwnerAlert,
+  ownerPage: string | null = null,
+): AlertRequest {
+  const link = ASKS_TO_ACT[alert.kind] ? ownerPage : null;
+  const { title, body } = alertText(alert, format === "slack" || format === "discord" ? asCode : asText);
   switch (format) {
     case "ntfy": {
       const urgent = alert.kind === "quota" && alert.percent === 100;
@@ -165,21 +204,34 @@ function alertRequest(format: AlertFormat, alert: OwnerAlert): AlertRequest {
           Title: title,
           Priority: urgent ? "high" : NTFY_PRIORITY[alert.kind],
           Tags: NTFY_TAGS[alert.kind],
+          // Only opens the page: a tap on the notification, or its one "view" button.
+          ...(link ? { Click: link, Actions: `view, ${LINK_LABEL}, ${link}` } : {}),
         },
         body,
       };
     }
     case "slack":
-      return json({ text: `*${slackEscape(title)}*\n${slackEscape(body)}` });
-    case "discord":
-      // No @everyone or role ping, whatever the provider's text says.
       return json({
-        content: `**${title}**\n${body}`.slice(0, DISCORD_CONTENT_MAX),
+        text: slackEscape(`*${title}*\n${body}${link ? `\n${LINK_LABEL}: ${link}` : ""}`),
+      });
+    case "discord": {
+      // No @everyone or role ping, whatever the provider's text says; <…> keeps Discord from fetching a preview.
+      const head = `**${title}**\n`;
+      const tail = link ? `\n${LINK_LABEL}: <${link}>` : "";
+      return json({
+        content: `${head}${body.slice(0, DISCORD_CONTENT_MAX - head.length - tail.length)}${tail}`,
         allowed_mentions: { parse: [] },
       });
+    }
     case "json": {
       const numbers = Object.entries(alert).filter(([, value]) => typeof value === "number");
-      return json({ event: alert.kind, title, text: body, ...Object.fromEntries(numbers) });
+      return json({
+        event: alert.kind,
+        title,
+        text: body,
+        ...Object.fromEntries(numbers),
+        ...(link ? { url: link } : {}),
+      });
     }
   }
 }
@@ -203,10 +255,13 @@ async function post(url: string, request: AlertRequest, timeoutMs: number): Prom
 const accepted = (status: number) => status >= 200 && status < 300;
 const worthRetrying = (status: number) => status === 0 || status === 429 || status >= 500;
 
-/** Sends one alert with a bounded retry; never throws, logs each alert's outcome with the URL's host only. */
+/**
+ * Sends one alert with a bounded retry; never throws, logs each alert's outcome with the URL's host only.
+ * `ownerPage`: the owner page's address, for the alerts that ask the owner to act.
+ */
 export function createAlertSender(
   settings: AlertSettings | null,
-  options: { log?: (event: AlertEvent) => void; retry?: AlertRetry } = {},
+  options: { log?: (event: AlertEvent) => void; retry?: AlertRetry; ownerPage?: string | null } = {},
 ): (alert: OwnerAlert) => Promise<boolean> {
   if (!settings) return async () => false;
   const { url, format } = settings;
@@ -215,7 +270,7 @@ export function createAlertSender(
   const retry = options.retry ?? DEFAULT_ALERT_RETRY;
 
   async function send(alert: OwnerAlert): Promise<boolean> {
-    const request = alertRequest(format, alert);
+    const request = alertRequest(format, alert, options.ownerPage ?? null);
     let status = 0;
     let attempts = 0;
     do {

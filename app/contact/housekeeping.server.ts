@@ -1,7 +1,7 @@
 // The owner's side of the relay: alerts once per change, waiting and spam reported, old data deleted (decision 048).
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
-import { createAlertSender, type OwnerAlert } from "./alerts.server";
+import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
 import { failedByProvider, failingSeconds } from "./delivery.server";
 import { listUndelivered } from "./store.server";
 import type { ContactLogger } from "./events.server";
@@ -26,7 +26,7 @@ export function createNotify(
   state: SharedState,
   log: ContactLogger,
 ): { notify: Notify; settled(): Promise<void> } {
-  const send = createAlertSender(config.alerts, { log });
+  const send = createAlertSender(config.alerts, { log, ownerPage: ownerPageUrl(config.siteUrl) });
   const pending = new Set<Promise<void>>();
   return {
     notify(alert) {

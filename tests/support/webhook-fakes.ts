@@ -44,7 +44,7 @@ const isJsonRequest = (headers: IncomingHttpHeaders) =>
 
 const NTFY_PRIORITIES = new Set(["1", "2", "3", "4", "5", "min", "low", "default", "high", "max", "urgent"]);
 
-/** https://docs.ntfy.sh/publish/: the message is the body, Title/Priority/Tags are headers. */
+/** https://docs.ntfy.sh/publish/: the message is the body, Title/Priority/Tags/Click/Actions are headers. */
 function ntfy(path: string, headers: IncomingHttpHeaders, rawBody: string): Verdict {
   const refuse = (error: string): Verdict => ({
     ok: false,
@@ -58,6 +58,19 @@ function ntfy(path: string, headers: IncomingHttpHeaders, rawBody: string): Verd
   if (priority !== undefined && !NTFY_PRIORITIES.has(String(priority).toLowerCase())) {
     return refuse("invalid priority");
   }
+  // Actions in the short form: "view, label, url[, clear=true]; http, label, url, …" (at most three).
+  const actions = headers["actions"] === undefined ? [] : String(headers["actions"]).split(";");
+  const actionOk = (action: string) => {
+    const [kind, label, url] = action.split(",").map((part) => part.trim());
+    return (
+      ["view", "http", "broadcast"].includes(kind ?? "") &&
+      !!label &&
+      (kind === "broadcast" || !!URL.parse(url ?? ""))
+    );
+  };
+  if (actions.length > 3 || !actions.every(actionOk)) return refuse("invalid request: actions invalid");
+  const click = headers["click"];
+  if (click !== undefined && !URL.parse(String(click))) return refuse("invalid request: click URL invalid");
   const topic = path.slice(1);
   const message = { id: "fake", time: Math.floor(Date.now() / 1000), event: "message", topic, title };
   return { ok: true, status: 200, type: JSON_TYPE, body: JSON.stringify({ ...message, message: rawBody }) };
@@ -93,12 +106,14 @@ function discord(headers: IncomingHttpHeaders, rawBody: string): Verdict {
   return { ok: true, status: 204, body: "" };
 }
 
-/** Our own plain JSON: `event`, `title` and `text` strings. */
+/** Our own plain JSON: `event`, `title` and `text` strings, and `url` a URL when there is one. */
 function json(headers: IncomingHttpHeaders, rawBody: string): Verdict {
   const body = isJsonRequest(headers)
     ? (parseJson(rawBody) as Record<string, unknown> | undefined)
     : undefined;
-  const fine = ["event", "title", "text"].every((key) => typeof body?.[key] === "string");
+  const fine =
+    ["event", "title", "text"].every((key) => typeof body?.[key] === "string") &&
+    (body?.["url"] === undefined || URL.parse(String(body["url"])) !== null);
   if (!fine) return { ok: false, type: TEXT, body: "not the alert's JSON" };
   return { ok: true, status: 204, body: "" };
 }
