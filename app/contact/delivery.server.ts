@@ -2,7 +2,7 @@
 import type { AppConfig, MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
-import type { ContactLogger, HeldFor, KeptEvent } from "./events.server";
+import type { ContactLogger, HeldBack, KeptEvent } from "./events.server";
 import type { Allowances } from "./limits.server";
 import type { Delivery, Sent } from "./queue.server";
 import type { Relay, RelayOutcome } from "./relay.server";
@@ -58,13 +58,13 @@ export function failingSeconds(entry: UndeliveredEntry, settings: Settings, now:
 
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
-type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldFor, "over_network_limit"> }>;
+type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldBack, "over_network_limit"> }>;
 
 export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
   return outcome.held || outcome.hint ? REFUSING : FAILURE[outcome.failure];
 }
 
-const HELD: ReadonlySet<string> = new Set<HeldFor>([
+const HELD: ReadonlySet<string> = new Set<HeldBack>([
   "over_daily_limit",
   "over_monthly_limit",
   "paced",
@@ -112,7 +112,7 @@ export function createDelivery(
     return stored === "new" || stored === "existing";
   }
 
-  const hold = async (reason: HeldFor, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
+  const hold = async (reason: HeldBack, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
     const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
     const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, allowances);
     return kept ? { ok: true, held: reason } : NOT_KEPT;
@@ -142,7 +142,7 @@ export function createDelivery(
       const waiting = await findKept(mail.undeliveredDir, params).catch(() => null);
       if (waiting) {
         log({ outcome: "already_kept", reason: waiting.reason });
-        if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldFor };
+        if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldBack };
         const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
         return { ok: false, ...(failure ?? FAILURE.server_error) };
       }

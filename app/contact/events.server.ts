@@ -4,11 +4,12 @@ import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { StoreOutcome } from "./store.server";
 
-export type HeldFor =
+/** Why an accepted message was kept to be sent later, in the folder's words (queue-folder.server.ts maps them to states). */
+export type HeldBack =
   "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit" | "queue_unreachable";
 
 export type KeptEvent =
-  | { outcome: "kept"; reason: "suspected_spam" | "refused_by_provider" | HeldFor; signals?: string[] }
+  | { outcome: "kept"; reason: "suspected_spam" | "refused_by_provider" | HeldBack; signals?: string[] }
   | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
 
 export type ContactEvent =

@@ -2,7 +2,7 @@
 // (decision 053). The action sends through `delivery`; the owner's commands go through `owner`.
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
-import type { HeldFor as HeldBack } from "./events.server";
+import type { HeldBack } from "./events.server";
 import type { Allowances } from "./limits.server";
 import type { Kept } from "./message-state";
 

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { LOCK_WAIT, writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import type { HeldFor } from "./events.server";
+import type { HeldBack } from "./events.server";
 
 type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -27,7 +27,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-type KeptReason = ContactFailureReason | "suspected_spam" | HeldFor;
+type KeptReason = ContactFailureReason | "suspected_spam" | HeldBack;
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
