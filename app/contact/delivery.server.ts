@@ -5,6 +5,7 @@ import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger, HeldBack, KeptEvent } from "./events.server";
 import type { Allowances } from "./limits.server";
 import type { Delivery, Sent } from "./queue.server";
+import { providerWords } from "./provider.server";
 import type { Relay, RelayOutcome } from "./relay.server";
 import {
   findKept,
@@ -26,6 +27,8 @@ export const FAILURE = {
 } as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
 
 const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+/** Set aside for the owner: the provider refused this message for itself. */
+const REFUSED_FOR_ITSELF = { ok: false, status: 502, reason: "refused_by_provider" } as const;
 
 type Settings = AppConfig["redelivery"];
 
@@ -142,6 +145,7 @@ export function createDelivery(
       const waiting = await findKept(mail.undeliveredDir, params).catch(() => null);
       if (waiting) {
         log({ outcome: "already_kept", reason: waiting.reason });
+        if (waiting.reason === REFUSED_FOR_ITSELF.reason) return REFUSED_FOR_ITSELF;
         if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldBack };
         const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
         return { ok: false, ...(failure ?? FAILURE.server_error) };
@@ -155,6 +159,19 @@ export function createDelivery(
         return { ok: true };
       }
       if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, allowances);
+      if (!sent.held && sent.refusedForItself) {
+        const aside = {
+          reason: REFUSED_FOR_ITSELF.reason,
+          uncertain: false,
+          upstreamStatus: sent.status,
+          counted: sent.counted,
+          gaveUpAt: new Date().toISOString(),
+          providerText: providerWords(sent.text),
+        };
+        const event = { outcome: "kept", reason: aside.reason } as const;
+        const kept = await keep(event, mail.undeliveredDir, params, aside, allowances);
+        return kept ? REFUSED_FOR_ITSELF : NOT_KEPT;
+      }
       const failure = failureOf(sent);
       const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };
       const kept = await keep(

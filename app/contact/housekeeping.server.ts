@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
 import { failedByProvider, failingSeconds } from "./delivery.server";
-import { listUndelivered } from "./store.server";
+import { listUndelivered, sentByItself } from "./store.server";
 import type { ContactLogger } from "./events.server";
 import type { SharedState } from "./shared-state.server";
 
@@ -67,7 +67,7 @@ export async function tidyAndReport(
   const expired = [
     ...spam.messages.map(({ file, entry }) => ({ file, entry, since: entry.time, folder: "spam" as const })),
     ...waiting.messages
-      .filter(({ entry }) => entry.gaveUp)
+      .filter(({ entry }) => !sentByItself(entry))
       .map(({ file, entry }) => ({
         file,
         entry,

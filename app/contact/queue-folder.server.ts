@@ -38,6 +38,7 @@ const WAITING_FOR: Record<string, WaitingFor> = {
 
 function keptState(entry: UndeliveredEntry, spam: boolean): KeptState {
   if (spam) return { state: "held", for: "suspected_spam" };
+  if (entry.reason === "refused_by_provider") return { state: "held", for: entry.reason };
   const waitingFor = WAITING_FOR[entry.reason] ?? (mayHaveArrived(entry) ? "uncertain" : "provider");
   return entry.gaveUp ? { state: "given_up", for: waitingFor } : { state: "waiting", for: waitingFor };
 }
@@ -84,6 +85,7 @@ export function createFolderEngine({
       nextAttempt:
         inState.state === "waiting" ? new Date(nextAttemptAt(entry, settings)).toISOString() : null,
       uncertain: mayHaveArrived(entry),
+      ...(entry.providerText ? { providerText: entry.providerText } : {}),
       ...(entry.signals ? { signals: entry.signals } : {}),
     };
   }
@@ -107,6 +109,23 @@ export function createFolderEngine({
     if (sent.ok) return { sent: true };
     const after = await readUndelivered(file);
     return { sent: false, kept: "problem" in after ? null : kept(file, after, false) };
+  }
+
+  const isHeld = (entry: UndeliveredEntry) => entry.reason === "refused_by_provider";
+
+  /** A message in undelivered/ sent now: a held one only when released, a waiting one only when not. */
+  async function sendKeptNow(id: string, which: "held" | "not held"): Promise<SendNow | null> {
+    if (!relay) return null;
+    const outcome = await whileResending(
+      undeliveredDir,
+      async ({ messages }) => {
+        const found = messages.find(({ file }) => path.basename(file, ".json") === id);
+        if (!found || isHeld(found.entry) !== (which === "held")) return null;
+        return sendOne(found.file, found.entry, relay);
+      },
+      { wait: true },
+    );
+    return outcome ?? null;
   }
 
   const owner: OwnerPort = {
@@ -146,27 +165,16 @@ export function createFolderEngine({
         },
         { wait: true },
       );
-      return outcome ?? null;
+      return outcome ?? (await sendKeptNow(id, "held"));
     },
-    async sendNow(id) {
-      if (!relay) return null;
-      const outcome = await whileResending(
-        undeliveredDir,
-        async ({ messages }) => {
-          const found = messages.find(({ file }) => path.basename(file, ".json") === id);
-          return found ? sendOne(found.file, found.entry, relay) : null;
-        },
-        { wait: true },
-      );
-      return outcome ?? null;
-    },
+    sendNow: (id) => sendKeptNow(id, "not held"),
     async resend(each) {
       if (!relay) return null;
       return whileResending(undeliveredDir, async ({ messages, skipped }) => {
         for (const { file } of messages) {
           // Read again just before sending: a visitor's re-post or the server may have sent it meanwhile.
           const entry = await readUndelivered(file);
-          if ("problem" in entry) continue;
+          if ("problem" in entry || isHeld(entry)) continue;
           each(kept(file, entry, false), await sendOne(file, entry, relay));
         }
         return { skipped: skipped.map(({ file, problem }) => ({ id: path.basename(file), problem })) };

@@ -202,6 +202,13 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       const data: JobData = { params, network: allowances.network, receivedAt: now, since: now };
       const step = stepOf(id);
       try {
+        // Held for the owner: answered from there, never sent again by a re-post.
+        const setAside = await withTimeout(held.getJob(id), ADD_TIMEOUT_MS);
+        if (setAside) {
+          waiters.delete(id);
+          log({ outcome: "already_kept", reason: setAside.data.heldFor ?? "held" });
+          return answer(kept(setAside, "waiting"));
+        }
         const existing = await withTimeout(messages.getJob(id), ADD_TIMEOUT_MS);
         const state = existing && (await existing.getState());
         if (existing && state !== "failed") {
@@ -314,6 +321,9 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
 
   function answer(message: Kept) {
+    if (message.state === "held" && message.for === "refused_by_provider") {
+      return { ok: false, status: 502, reason: "refused_by_provider" } as const;
+    }
     if (message.state === "waiting" && (message.for === "provider" || message.for === "uncertain")) {
       return { ok: false, status: 502, reason: "upstream_error" } as const;
     }
@@ -408,7 +418,8 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       return { messages: all, skipped: [] };
     },
     async get(id) {
-      const job = (await messages.getJob(id)) ?? (await held.getJob(id));
+      // Held first: a job the worker set aside is done in the main queue too.
+      const job = (await held.getJob(id)) ?? (await messages.getJob(id));
       const state = job && (await job.getState());
       return job && state !== "completed" ? kept(job, state ?? "unknown") : null;
     },

@@ -9,6 +9,7 @@ import type { SharedState } from "./shared-state.server";
 import {
   mayHaveArrived,
   readUndelivered,
+  sentByItself,
   whileResending,
   writeEntry,
   type UndeliveredEntry,
@@ -21,6 +22,7 @@ import {
   redeliveryBackoffSeconds,
 } from "./delivery.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
+import { providerWords } from "./provider.server";
 
 type Settings = AppConfig["redelivery"];
 
@@ -58,6 +60,20 @@ export async function sendKept(
   if (sent.held) {
     await writeEntry(file, { ...rest, reason: sent.held });
     return { ok: false, held: true, reason: sent.held };
+  }
+  if (sent.refusedForItself) {
+    // Set aside for the owner with the provider's words; the rest go on.
+    const reason = "refused_by_provider";
+    const providerText = providerWords(sent.text);
+    await writeEntry(file, {
+      ...rest,
+      reason,
+      upstreamStatus: sent.status,
+      attempts,
+      providerText,
+      gaveUpAt: new Date(now).toISOString(),
+    });
+    return { ok: false, held: false, attempts, reason, status: sent.status, uncertain: wasUncertain };
   }
   const { reason } = failureOf(sent);
   const uncertain = wasUncertain || sent.uncertain;
@@ -98,7 +114,7 @@ async function redeliverDue(
       if (stopping()) return;
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
-      if ("problem" in entry || entry.gaveUp) continue;
+      if ("problem" in entry || !sentByItself(entry)) continue;
       if (failedByProvider(entry.reason)) {
         if (failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600) {
           await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });

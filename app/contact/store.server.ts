@@ -43,8 +43,10 @@ export type UndeliveredEntry = OutboxEntry & {
   /** Seconds of waits the provider's earlier failures caused. */
   failedSeconds?: number;
   gaveUp?: boolean;
-  /** When it was given up: retention counts from here (decision 052). */
+  /** When it was given up or set aside for the owner: retention counts from here (decision 052). */
   gaveUpAt?: string;
+  /** What the provider said when it refused this message for itself. */
+  providerText?: string;
   /** Set while an attempt runs: found later, that attempt may have reached the provider. */
   sending?: string;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
@@ -55,7 +57,15 @@ export type UndeliveredEntry = OutboxEntry & {
 
 export type KeptAs = Pick<
   UndeliveredEntry,
-  "reason" | "upstreamStatus" | "uncertain" | "signals" | "counted" | "failedAt" | "network"
+  | "reason"
+  | "upstreamStatus"
+  | "uncertain"
+  | "signals"
+  | "counted"
+  | "failedAt"
+  | "network"
+  | "gaveUpAt"
+  | "providerText"
 >;
 
 export const UNDELIVERED_LIMIT = 1_000;
@@ -81,9 +91,13 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** The messages still to be sent by themselves: not given up (decision 052). */
+/** Not given up, nor set aside for the owner after the provider refused it for itself (decision 052). */
+export const sentByItself = (entry: UndeliveredEntry) =>
+  !entry.gaveUp && entry.reason !== "refused_by_provider";
+
+/** The messages still to be sent by themselves. */
 export async function countUndelivered(dir: string): Promise<number> {
-  return (await listUndelivered(dir)).messages.filter(({ entry }) => !entry.gaveUp).length;
+  return (await listUndelivered(dir)).messages.filter(({ entry }) => sentByItself(entry)).length;
 }
 
 async function locked<T>(dir: string, name: string, wait: boolean, work: () => Promise<T>): Promise<T> {
@@ -121,6 +135,7 @@ const ENTRY = z.object({
   failedSeconds: z.number().optional(),
   gaveUp: z.boolean().optional(),
   gaveUpAt: z.string().optional(),
+  providerText: z.string().max(2_000).optional(),
   sending: z.string().optional(),
   counted: z.boolean().optional(),
   network: z.string().optional(),
@@ -240,6 +255,8 @@ export async function storeUndelivered(
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),
         ...(failure.failedAt ? { failedAt: failure.failedAt } : {}),
+        ...(failure.gaveUpAt ? { gaveUpAt: failure.gaveUpAt } : {}),
+        ...(failure.providerText ? { providerText: failure.providerText } : {}),
         ...(failure.network ? { network: failure.network } : {}),
         ...(existing?.counted || failure.counted ? { counted: true } : {}),
       });

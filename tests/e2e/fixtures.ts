@@ -126,11 +126,17 @@ export const failureCases: {
   detail?: string;
 }[] = [
   {
-    name: "kept to send later (the provider refused)",
+    name: "kept to send later (the provider failed)",
+    arrange: (fake, mark) => fake.setMode({ kind: "status", status: 500, body: `Down (${mark})` }, mark),
+    posts: (mark) => [message(mark)],
+    detail: "Your message is saved and will be sent when the mail service is back.",
+  },
+  {
+    name: "held for the owner (the provider refused this message)",
     // Words of its own: two messages refused alike would be the account's refusal, for every test.
     arrange: (fake, mark) => fake.setMode({ kind: "status", status: 400, body: `Bad (${mark})` }, mark),
     posts: (mark) => [message(mark)],
-    detail: "Your message is saved and will be sent when the mail service is back.",
+    detail: "Your message is saved, and I will read it.",
   },
   {
     name: "not kept (a visitor's fourth failed message in a day)",

@@ -93,9 +93,8 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     });
     // Kept a moment ago, but the provider has failed it for an hour less a second.
     await keep("Failed for an hour", { failedAt: new Date().toISOString(), failedSeconds: 3_599 });
-    // Each refused in words of its own: two messages refused alike would be the account's refusal.
     for (const subject of ["Held for the budget", "Waited for the owner", "Failed for an hour"]) {
-      scratch.fake.setMode({ kind: "status", status: 400, body: `Bad request: ${subject}` }, subject);
+      scratch.fake.setMode({ kind: "status", status: 500, body: "Internal error" }, subject);
     }
     await start();
 
@@ -160,7 +159,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     const timeless = JSON.parse(await readFile(fileOf("undelivered", "Timeless"), "utf8"));
     delete timeless.time;
     await writeFile(fileOf("undelivered", "Timeless"), JSON.stringify(timeless), { mode: 0o600 });
-    scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "During the outage");
+    scratch.fake.setMode({ kind: "status", status: 500, body: "Internal error" }, "During the outage");
     await start({ CONTACT_KEEP_DAYS: "30" });
 
     expect(await postFrom("198.51.100.7", "During the outage")).toBe(502);

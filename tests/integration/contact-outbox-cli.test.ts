@@ -31,7 +31,8 @@ const MESSAGES = [
 /** Three messages the provider failed on, kept by the form's own action. */
 async function leaveUndelivered() {
   scratch.fake.setMode({ kind: "status", status: 500 });
-  scratch.fake.setMode({ kind: "status", status: 400, body: "Bad request" }, "Third");
+  // A 429 surely did not deliver it (a 4xx would hold it for the owner as refused for itself).
+  scratch.fake.setMode({ kind: "status", status: 429, body: "Too many requests" }, "Third");
   const { run } = setupAction(env());
   for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
   scratch.fake.reset();
@@ -198,7 +199,7 @@ it("visitors re-posting their waiting messages while a resend runs: each message
 
 // A resend killed mid-send once left the message as if never sent: the next run sent it again unmarked.
 it("a resend killed while sending leaves the message marked as maybe delivered", async () => {
-  scratch.fake.setMode({ kind: "status", status: 400, body: "Bad" });
+  scratch.fake.setMode({ kind: "status", status: 429, body: "Too many requests" });
   expectFailure(await setupAction(env()).run(formRequest({ ...VALID, subject: "In flight" })));
   expect((await cli(["list"])).stdout).not.toContain("uncertain");
   scratch.fake.setMode({ kind: "hang" });

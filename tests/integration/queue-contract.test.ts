@@ -108,6 +108,26 @@ describe.each([
     expect(fake.requests.filter((request) => request.rawBody.includes("Spam to delete"))).toEqual([]);
   });
 
+  it("a message the provider refuses for itself is held with its words, the rest go on; released, it is sent once", async () => {
+    await start();
+    fake.setMode({ kind: "status", status: 400, body: "Message body rejected" }, "Refused alone");
+    expect(await post("Refused alone")).toBe(502);
+    expect(await post("Goes on")).toBe(303);
+    expect(delivered("Goes on")).toHaveLength(1);
+    const line = (await cli("list")).stdout.split("\n").find((text) => text.includes("Refused alone"))!;
+    expect(line).toMatch(/held: refused by provider, EmailJS said "Message body rejected"/);
+    // Held, not waiting: a re-post, a resend and the redelivery leave it alone.
+    expect(await post("Refused alone")).toBe(502);
+    await cli("resend");
+    expect(fake.requests.filter((request) => request.rawBody.includes("Refused alone"))).toHaveLength(1);
+
+    fake.setMode({ kind: "status", status: 200 }, "Refused alone");
+    const id = /([0-9a-f]{32})\s*$/.exec(line)![1]!;
+    expect((await cli("spam", "release", id)).stdout).toMatch(/released/);
+    await until(() => delivered("Refused alone").length === 1, "the released message");
+    expect((await cli("list")).stdout).not.toContain("Refused alone");
+  });
+
   it("resend sends what waits now, each once", async () => {
     await start();
     fake.setMode({ kind: "status", status: 500 });
