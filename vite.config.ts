@@ -29,7 +29,11 @@ export default defineConfig({
     // child process, a socket or the file system (docs/development.md, "Tests").
     projects: [
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"] } },
-      { extends: true, test: { name: "integration", include: ["tests/integration/**/*.test.{ts,tsx}"] } },
+      {
+        extends: true,
+        // A test that runs a server or a CLI process a few times takes seconds on a busy machine.
+        test: { name: "integration", include: ["tests/integration/**/*.test.{ts,tsx}"], testTimeout: 30_000 },
+      },
     ],
   },
 });

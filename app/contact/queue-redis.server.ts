@@ -105,7 +105,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   messages.on("error", () => undefined);
   held.on("error", () => undefined);
   let risksTold = false;
-  const relay = parts.relay({ slot: async () => true, pause: (ms) => messages.rateLimit(ms) }, () =>
+  const intervalMs = Math.ceil((1_000 / config.maxPerSecond) * 1.1);
+  // The limiter's window counts from a job's start; restarted as its request leaves, the next one leaves a
+  // whole interval after it however long the job took to get there. A longer pause (a 429) stays.
+  const slot = async () => {
+    if ((await messages.getRateLimitTtl(1)) < intervalMs) await messages.rateLimit(intervalMs);
+    return true;
+  };
+  const relay = parts.relay({ slot, pause: (ms) => messages.rateLimit(ms) }, () =>
     messages.getJobCountByTypes("waiting", "prioritized", "delayed"),
   );
   const jobOptions = (priority: number) => ({
@@ -493,7 +500,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         connection: blocking(),
         prefix: PREFIX,
         concurrency: 1,
-        limiter: { max: 1, duration: Math.ceil((1_000 / config.maxPerSecond) * 1.1) },
+        limiter: { max: 1, duration: intervalMs },
         settings: {
           backoffStrategy: (attemptsMade, _type, _error, job) =>
             redeliveryBackoffSeconds(

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
+import { postSubject, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
@@ -47,14 +47,8 @@ describe.each([
     app = await startAppServer({ env });
   }
 
-  const post = async (subject: string, values: Record<string, string> = {}) =>
-    (
-      await postForm(
-        `${app.url}/?index`,
-        { ...VALID, subject, message: `${VALID.message} ${subject}`, ...values },
-        BROWSER_HEADERS,
-      )
-    ).status;
+  const post = (subject: string, values: Record<string, string> = {}) =>
+    postSubject(app.url, subject, values);
   const cli = (...args: string[]) => runOutboxCli(args, env);
   const count = async (args: string[], what: RegExp) => Number(what.exec((await cli(...args)).stdout)?.[1]);
   const waiting = () => count(["list"], /(\d+) undelivered message\(s\)/);

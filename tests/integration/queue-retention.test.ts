@@ -7,7 +7,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
+import { postSubject, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
@@ -47,14 +47,7 @@ async function start(extra: Record<string, string> = {}) {
   app = await startAppServer({ env });
 }
 
-const post = async (subject: string, values: Record<string, string> = {}) =>
-  (
-    await postForm(
-      `${app.url}/?index`,
-      { ...VALID, subject, message: `${VALID.message} ${subject}`, ...values },
-      BROWSER_HEADERS,
-    )
-  ).status;
+const post = (subject: string, values: Record<string, string> = {}) => postSubject(app.url, subject, values);
 const cli = (...args: string[]) => runOutboxCli(args, env);
 const line = (stdout: string, subject: string) =>
   stdout.split("\n").find((text) => text.includes(`"${subject}"`)) ?? "";

@@ -136,6 +136,16 @@ export function postForm(
   });
 }
 
+/** A browser's no-JS post of VALID to the site at `origin`, its subject in its text too: the answer's status. */
+export async function postSubject(
+  origin: string,
+  subject: string,
+  values: Partial<FormValues> = {},
+): Promise<number> {
+  const form = { ...VALID, subject, message: `${VALID.message} ${subject}`, ...values };
+  return (await postForm(`${origin}/?index`, form)).status;
+}
+
 type Outcome<Kind extends ContactActionOutcome["kind"]> = Extract<ContactActionOutcome, { kind: Kind }>;
 
 export function expectFailure(outcome: ContactActionOutcome): Outcome<"failure"> {
