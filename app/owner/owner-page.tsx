@@ -1,6 +1,6 @@
 // The owner's page: the relay's state, every kept message and its actions as plain forms (they work without
 // JavaScript), the passkeys; and the sign-in and enrolment screens, whose ceremony alone needs JavaScript.
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { ceremonyError, enrol, signIn } from "./ceremony.client";
 import type { Flash } from "./access.server";
 import type { MessageView } from "./page.server";
@@ -93,6 +93,9 @@ function Action({
 function CeremonyButton({ label, run }: { label: string; run: () => Promise<string> }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Enabled once the page's script runs: before, a click would do nothing.
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
   const start = () => {
     setBusy(true);
     setProblem(null);
@@ -106,7 +109,7 @@ function CeremonyButton({ label, run }: { label: string; run: () => Promise<stri
   };
   return (
     <div className="flex flex-col items-start gap-3">
-      <button type="button" className={LOOK.primary} onClick={start} disabled={busy}>
+      <button type="button" className={LOOK.primary} onClick={start} disabled={!ready || busy}>
         {label}
       </button>
       <noscript>
