@@ -19,17 +19,28 @@ const LOOK = {
 
 const when = (time: string) => `${time.slice(0, 16).replace("T", " ")} UTC`;
 
-function Shell({ title, children }: { title: string; children: ReactNode }) {
+function Shell({
+  title,
+  signedIn = false,
+  children,
+}: {
+  title: string;
+  signedIn?: boolean;
+  children: ReactNode;
+}) {
   return (
     <div className="mx-auto flex min-h-screen max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-10">
       <header className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">{title}</h1>
-        <a
-          href="/"
-          className="text-sm text-muted-foreground underline underline-offset-4 hover:text-foreground"
-        >
-          The public site
-        </a>
+        <div className="flex items-center gap-3">
+          <a
+            href="/"
+            className="text-sm text-muted-foreground underline underline-offset-4 hover:text-foreground"
+          >
+            The public site
+          </a>
+          {signedIn ? <Action intent="sign_out" label="Sign out" /> : null}
+        </div>
       </header>
       <main id="main" className="flex flex-col gap-6">
         {children}
@@ -139,9 +150,14 @@ export function SignInView({
       ) : (
         <Section title="Sign in with a passkey">
           <p className="mb-4 text-sm text-muted-foreground">
-            {hasPasskeys
-              ? "Use a passkey registered on this device or a phone nearby."
-              : "No passkey is registered yet. On the server, run `node build/outbox.js owner-link` and open the link it prints on this device."}
+            {hasPasskeys ? (
+              "Use a passkey registered on this device or a phone nearby."
+            ) : (
+              <>
+                No passkey is registered yet. On the server, run <code>node build/outbox.js owner-link</code>{" "}
+                and open the link it prints on this device.
+              </>
+            )}
           </p>
           <CeremonyButton label="Sign in with a passkey" run={signIn} />
         </Section>
@@ -274,7 +290,7 @@ function Message({ message }: { message: MessageView }) {
             ))}
           </ul>
         ) : null}
-        <div className="max-h-64 overflow-auto rounded-md bg-muted p-3 font-mono text-sm break-words whitespace-pre-wrap">
+        <div className="rounded-md bg-muted p-3 font-mono text-sm break-words whitespace-pre-wrap">
           {message.lines.join("\n")}
         </div>
         <div className="flex flex-wrap gap-2">
@@ -306,7 +322,7 @@ export function OwnerDashboard({
   passkeys: Passkey[];
 }) {
   return (
-    <Shell title="Owner">
+    <Shell title="Owner" signedIn>
       {flash ? <Notice ok={flash.ok}>{flash.text}</Notice> : null}
       <Section title="The relay">
         <StatusFacts status={status} />
@@ -314,8 +330,8 @@ export function OwnerDashboard({
       <Section title="Kept messages">
         {messages === null ? (
           <p className="text-sm">
-            This engine&apos;s messages are reached by the CLI only: `node build/outbox.js list` and `spam
-            list`.
+            This engine&apos;s messages are reached by the CLI only: <code>node build/outbox.js list</code>{" "}
+            and <code>spam list</code>.
           </p>
         ) : messages.length === 0 ? (
           <p className="text-sm">None: no message waits, is held or was given up.</p>
@@ -334,7 +350,8 @@ export function OwnerDashboard({
       </Section>
       <Section title="Test">
         <p className="mb-3 text-sm text-muted-foreground">
-          A test message to the owner&apos;s mailbox, through the queue at its pace, as `outbox test`.
+          A test message to the owner&apos;s mailbox, through the queue at its pace, as{" "}
+          <code>outbox test</code>.
         </p>
         <Action intent="test" label="Send a test message" />
       </Section>
@@ -352,12 +369,10 @@ export function OwnerDashboard({
           ))}
         </ul>
         <p className="mt-3 text-sm text-muted-foreground">
-          Another device: run `node build/outbox.js owner-link` on the server and open its link there.
+          Another device: run <code>node build/outbox.js owner-link</code> on the server and open its link
+          there.
         </p>
       </Section>
-      <div>
-        <Action intent="sign_out" label="Sign out" />
-      </div>
     </Shell>
   );
 }

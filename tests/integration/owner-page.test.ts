@@ -76,7 +76,16 @@ describe("the owner's page over HTTP", { timeout: 60_000 }, () => {
       const html = await page.text();
       expect(html, where).toContain('<meta name="robots" content="noindex, nofollow"/>');
     }
-    expect(await (await fetch(`${app.url}/owner`)).text()).toContain("Sign in with a passkey");
+    const html = await (await fetch(`${app.url}/owner`)).text();
+    expect(html).toContain("Sign in with a passkey");
+    // Its own scripts too; the ones the public page shares stay cacheable for a year.
+    const own = /"module":\s*"(\/assets\/owner-[\w-]+\.js)"/.exec(html)?.[1];
+    const shared = /"module":\s*"(\/assets\/entry\.client-[\w-]+\.js)"/.exec(html)?.[1];
+    expect(own && shared).toBeTruthy();
+    expect((await fetch(`${app.url}${own}`)).headers.get("cache-control")).toBe("private, no-store");
+    expect((await fetch(`${app.url}${shared}`)).headers.get("cache-control")).toBe(
+      "public, max-age=31536000, immutable",
+    );
   });
 
   it("`outbox owner-link` prints a link with its token after #; a wrong token is refused plainly", async () => {
