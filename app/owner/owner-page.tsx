@@ -317,7 +317,7 @@ export function OwnerDashboard({
 }: {
   flash: Flash | null;
   status: RelayStatus;
-  messages: MessageView[] | null;
+  messages: MessageView[];
   skipped: string[];
   passkeys: Passkey[];
 }) {
@@ -328,12 +328,7 @@ export function OwnerDashboard({
         <StatusFacts status={status} />
       </Section>
       <Section title="Kept messages">
-        {messages === null ? (
-          <p className="text-sm">
-            This engine&apos;s messages are reached by the CLI only: <code>node build/outbox.js list</code>{" "}
-            and <code>spam list</code>.
-          </p>
-        ) : messages.length === 0 ? (
+        {messages.length === 0 ? (
           <p className="text-sm">None: no message waits, is held or was given up.</p>
         ) : (
           <ul className="flex flex-col gap-4">

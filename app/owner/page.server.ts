@@ -72,7 +72,7 @@ export async function ownerLoader({ request }: LoaderFunctionArgs) {
   const owner = services.engine.owner;
   const [status, listed, passkeys] = await Promise.all([
     relayStatus(config, services.relay, services.state, owner, await redis?.risks()),
-    owner ? owner.list() : null,
+    owner.list(),
     ownerAccess.passkeys(),
   ]);
   return data(
@@ -80,8 +80,8 @@ export async function ownerLoader({ request }: LoaderFunctionArgs) {
       signedIn: true as const,
       flash: session.flash,
       status,
-      messages: listed?.messages.map(view) ?? null,
-      skipped: listed?.skipped.map(({ id, problem }) => `${visible(id)}: ${visible(problem)}`) ?? [],
+      messages: listed.messages.map(view),
+      skipped: listed.skipped.map(({ id, problem }) => `${visible(id)}: ${visible(problem)}`),
       passkeys: passkeys.map((passkey) => ({ ...passkey, current: passkey.id === session.passkey })),
     },
     { headers: OWNER_HEADERS },
@@ -113,7 +113,6 @@ function sentWords(done: string, kept: Kept | null, sent: SendNow): Flash {
 
 async function act(intent: string, id: string): Promise<Flash> {
   const owner = services.engine.owner;
-  if (!owner) return { ok: false, text: "The owner's commands need the queue's port on this engine." };
   if (intent === "test") {
     const sent = await owner.test(testMessage("the owner's page"));
     if (sent.sent) return { ok: true, text: "Test message sent: check the owner's mailbox." };
@@ -172,7 +171,7 @@ export async function exportAction(args: ActionFunctionArgs) {
     });
   if (!checks.ok) return plain(checks.status, checks.error);
   const id = String(checks.form.get("id") ?? "");
-  const kept = ID.test(id) ? await services.engine.owner?.get(id) : null;
+  const kept = ID.test(id) ? await services.engine.owner.get(id) : null;
   if (!kept) return plain(404, "No such kept message.");
   return new Response(JSON.stringify(kept, null, 2), {
     headers: {
