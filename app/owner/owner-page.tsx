@@ -1,5 +1,6 @@
 // The owner's page: the relay's state, every kept message and its actions as plain forms (they work without
-// JavaScript), the passkeys; and the sign-in and enrolment screens, whose ceremony alone needs JavaScript.
+// JavaScript), the passkeys; and the sign-in and enrolment screens, whose ceremony alone needs JavaScript. It uses
+// only classes the public page uses too: the one stylesheet stays the same bytes for visitors (decision 054).
 import { useEffect, useState, type ReactNode } from "react";
 import { ceremonyError, enrol, signIn } from "./ceremony.client";
 import type { Flash } from "./access.server";
@@ -29,22 +30,21 @@ function Shell({
   children: ReactNode;
 }) {
   return (
-    <div className="mx-auto flex min-h-screen max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-10">
-      <header className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">{title}</h1>
-        <div className="flex items-center gap-3">
-          <a
-            href="/"
-            className="text-sm text-muted-foreground underline underline-offset-4 hover:text-foreground"
-          >
-            The public site
-          </a>
-          {signedIn ? <Action intent="sign_out" label="Sign out" /> : null}
-        </div>
-      </header>
-      <main id="main" className="flex flex-col gap-6">
-        {children}
-      </main>
+    <div className="flex min-h-screen flex-col items-center px-4 py-8">
+      <div className="flex w-full max-w-3xl flex-col gap-6">
+        <header className="flex flex-wrap items-center justify-between gap-3">
+          <h1 className="text-xl font-bold tracking-tight sm:text-2xl">{title}</h1>
+          <div className="flex items-center gap-3">
+            <a href="/" className={LOOK.outline}>
+              The public site
+            </a>
+            {signedIn ? <Action intent="sign_out" label="Sign out" /> : null}
+          </div>
+        </header>
+        <main id="main" className="flex flex-col gap-6">
+          {children}
+        </main>
+      </div>
     </div>
   );
 }
@@ -53,7 +53,7 @@ function Notice({ ok, children }: { ok: boolean; children: ReactNode }) {
   return (
     <p
       role={ok ? "status" : "alert"}
-      className={`rounded-md border px-4 py-3 text-sm break-words ${ok ? "border-success" : "border-destructive"}`}
+      className={`rounded-md border px-4 py-3 text-sm wrap-anywhere ${ok ? "border-success/40" : "border-destructive"}`}
     >
       {children}
     </p>
@@ -65,9 +65,9 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <section
       aria-labelledby={id}
-      className="rounded-lg border border-border bg-card p-4 text-card-foreground sm:p-6"
+      className="flex flex-col gap-4 rounded-lg border border-border bg-card p-4 text-card-foreground sm:p-6"
     >
-      <h2 id={id} className="mb-4 text-lg font-semibold">
+      <h2 id={id} className="text-lg font-semibold">
         {title}
       </h2>
       {children}
@@ -149,7 +149,7 @@ export function SignInView({
         <Notice ok={false}>Signing in is off on this server. {notReady}</Notice>
       ) : (
         <Section title="Sign in with a passkey">
-          <p className="mb-4 text-sm text-muted-foreground">
+          <p className="text-sm text-muted-foreground">
             {hasPasskeys ? (
               "Use a passkey registered on this device or a phone nearby."
             ) : (
@@ -184,7 +184,7 @@ export function EnrolView({ notReady }: { notReady: string | null }) {
         <Notice ok={false}>Registering is off on this server. {notReady}</Notice>
       ) : (
         <Section title="This device">
-          <p className="mb-4 text-sm text-muted-foreground">
+          <p className="text-sm text-muted-foreground">
             The link works once, for 15 minutes. The passkey it registers signs you in to the owner&apos;s
             page, with no password.
           </p>
@@ -198,9 +198,9 @@ export function EnrolView({ notReady }: { notReady: string | null }) {
 
 function Fact({ term, children }: { term: string; children: ReactNode }) {
   return (
-    <div className="grid gap-1 sm:grid-cols-[9rem_1fr] sm:gap-4">
+    <div className="grid gap-1">
       <dt className="text-sm font-medium text-muted-foreground">{term}</dt>
-      <dd className="text-sm break-words">{children}</dd>
+      <dd className="text-sm wrap-anywhere">{children}</dd>
     </div>
   );
 }
@@ -270,13 +270,13 @@ function Message({ message }: { message: MessageView }) {
         aria-labelledby={headingId}
         className="flex flex-col gap-3 rounded-md border border-border p-4"
       >
-        <p className="text-xs font-semibold tracking-wide text-muted-foreground uppercase">
+        <p className="text-xs font-semibold tracking-wider text-muted-foreground uppercase">
           {message.stateText}
         </p>
-        <h3 id={headingId} className="text-base font-semibold break-words">
+        <h3 id={headingId} className="text-base font-semibold wrap-anywhere">
           {message.subject || "(no subject)"}
         </h3>
-        <p className="text-sm break-words">
+        <p className="text-sm wrap-anywhere">
           From {message.name} &lt;{message.email}&gt;, received {when(message.receivedAt)}
           {message.nextAttempt ? `, next attempt ${when(message.nextAttempt)}` : ""}, {message.attempts}{" "}
           attempt(s)
@@ -284,14 +284,18 @@ function Message({ message }: { message: MessageView }) {
         {message.notes.length ? (
           <ul className="text-sm text-muted-foreground">
             {message.notes.map((note) => (
-              <li key={note} className="break-words">
+              <li key={note} className="wrap-anywhere">
                 {note}
               </li>
             ))}
           </ul>
         ) : null}
-        <div className="rounded-md bg-muted p-3 font-mono text-sm break-words whitespace-pre-wrap">
-          {message.lines.join("\n")}
+        <div className="rounded-md bg-muted/40 p-4 text-sm wrap-anywhere">
+          {message.lines.map((line, index) => (
+            <span key={index} className="block">
+              {line || "\u00a0"}
+            </span>
+          ))}
         </div>
         <div className="flex flex-wrap gap-2">
           {message.state === "held" ? (
@@ -338,13 +342,13 @@ export function OwnerDashboard({
           </ul>
         )}
         {skipped.map((line) => (
-          <p key={line} className="mt-2 text-sm break-words text-destructive">
+          <p key={line} className="text-sm wrap-anywhere text-destructive">
             Could not read {line}
           </p>
         ))}
       </Section>
       <Section title="Test">
-        <p className="mb-3 text-sm text-muted-foreground">
+        <p className="text-sm text-muted-foreground">
           A test message to the owner&apos;s mailbox, through the queue at its pace, as{" "}
           <code>outbox test</code>.
         </p>
@@ -354,7 +358,7 @@ export function OwnerDashboard({
         <ul className="flex flex-col gap-3">
           {passkeys.map((passkey) => (
             <li key={passkey.id} className="flex flex-wrap items-center justify-between gap-3 text-sm">
-              <span className="break-all">
+              <span className="wrap-anywhere">
                 Added {when(passkey.addedAt)}
                 {passkey.lastUsedAt ? `, last used ${when(passkey.lastUsedAt)}` : ""}
                 {passkey.current ? " (this session)" : ""}
@@ -363,7 +367,7 @@ export function OwnerDashboard({
             </li>
           ))}
         </ul>
-        <p className="mt-3 text-sm text-muted-foreground">
+        <p className="text-sm text-muted-foreground">
           Another device: run <code>node build/outbox.js owner-link</code> on the server and open its link
           there.
         </p>
