@@ -349,8 +349,7 @@ export function OwnerDashboard({
       </Section>
       <Section title="Test">
         <p className="text-sm text-muted-foreground">
-          A test message to the owner&apos;s mailbox, through the queue at its pace, as{" "}
-          <code>outbox test</code>.
+          A test message to the owner&apos;s mailbox, tried once, as <code>outbox test</code>.
         </p>
         <Action intent="test" label="Send a test message" />
       </Section>
