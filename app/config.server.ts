@@ -42,6 +42,8 @@ export type AppConfig = RelayLimits & {
   host: string | null;
   /** Signs the theme and flash cookies (decision 018). */
   sessionSecret: string;
+  /** SESSION_SECRET was set: the owner's sign-in needs it (decision 054). */
+  sessionSecretSet: boolean;
   /** The site's public address (SITE_URL), for links in the owner's alerts and the owner's sign-in; null: unset. */
   siteUrl: string | null;
 };
@@ -227,6 +229,7 @@ export function loadConfig(
     port: e.PORT,
     host: e.HOST ?? null,
     sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,
+    sessionSecretSet: e.SESSION_SECRET !== undefined,
     siteUrl: e.SITE_URL ?? null,
   };
 }

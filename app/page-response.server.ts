@@ -107,8 +107,11 @@ export async function pageResponse(
   return new Response(body, { status: page.status, headers });
 }
 
+/** A page that asks for no-store (the owner's, decision 054) is never kept, here or in a shared cache. */
+const unkept = (headers: Headers) => headers.get("Cache-Control") === UNKEPT_PAGE;
+
 function cacheControl(request: Request, status: number, headers: Headers) {
-  if (!isRead(request)) return UNKEPT_PAGE;
+  if (!isRead(request) || unkept(headers)) return UNKEPT_PAGE;
   if (status >= 500) return UNKEPT_PAGE;
   if (request.headers.has("Cookie") || headers.has("Set-Cookie")) return PRIVATE_PAGE;
   return SHARED_PAGE;
@@ -124,6 +127,7 @@ export function dataCaching(headers: Headers) {
 function variant(request: Request, status: number, headers: Headers, context: EntryContext) {
   const { actionData, errors, loaderData, matches } = context.staticHandlerContext;
   if (!isRead(request) || status !== 200 || actionData || errors || headers.has("Set-Cookie")) return null;
+  if (unkept(headers)) return null;
   // Another spelling of a page ("//", "/About") is never cached: it would push the real one out (decision 028).
   const pathname = new URL(request.url).pathname;
   if (pathname !== routesPath(matches)) return null;

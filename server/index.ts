@@ -12,6 +12,7 @@ import type { ViteDevServer } from "vite";
 import { ownOutboxFolder } from "../app/contact/folder-owner.server";
 import type { startContactRedelivery } from "../app/entry.server";
 import { logRefusal } from "./log";
+import { ownerOnlyAssets } from "./owner-assets";
 import { requestChecks, type TrustProxy } from "./request-checks";
 import { securityHeaders } from "./security-headers";
 import { drainOnSignal } from "./shutdown";
@@ -44,6 +45,7 @@ const production: ServerBuild | undefined = vite
   ? undefined
   : await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
 const developmentBuild = () => vite!.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+const ownerAssets = production ? ownerOnlyAssets(production) : new Set<string>();
 const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? developmentBuild();
 
 app.disable("x-powered-by");
@@ -66,7 +68,15 @@ if (vite) app.use(vite.middlewares);
 else
   app.use(
     production!.publicPath,
-    express.static(path.join(buildDir, "client"), { immutable: true, maxAge: "1y", redirect: false }),
+    express.static(path.join(buildDir, "client"), {
+      immutable: true,
+      maxAge: "1y",
+      redirect: false,
+      setHeaders: (res) => {
+        if (ownerAssets.has(res.req.originalUrl.split("?")[0]!))
+          res.setHeader("Cache-Control", "private, no-store");
+      },
+    }),
   );
 app.use(express.static(path.join(buildDir, "../public"), { maxAge: "1h", redirect: false }));
 app.use(morgan("tiny"));

@@ -4,12 +4,13 @@ import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
 import { messageCommand } from "./outbox-messages";
 import { ownerTest, printStatus } from "./outbox-owner";
+import { printOwnerLink } from "./outbox-owner-link";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID
-                      | spam list | spam release ID | spam delete ID
+                      | spam list | spam release ID | spam delete ID | owner-link
 (in the container: node build/outbox.js ...)`;
 
-const COMMANDS = ["status", "test", "list", "resend", "export", "spam"];
+const COMMANDS = ["status", "test", "list", "resend", "export", "spam", "owner-link"];
 
 async function main([command, ...rest]: string[]): Promise<number> {
   if (!command || !COMMANDS.includes(command)) {
@@ -28,6 +29,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
     log: () => {},
   });
   try {
+    if (command === "owner-link") return await printOwnerLink(config, state);
     if (command === "status") {
       return await printStatus(config, relay, state, engine.owner, await redis?.risks());
     }

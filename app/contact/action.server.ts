@@ -36,3 +36,6 @@ export function startContactRedelivery(): { stop(): Promise<void> } {
     },
   };
 }
+
+/** The same services for the owner's page (app/owner/page.server.ts). */
+export const contactServices = services;

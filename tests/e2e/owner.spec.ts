@@ -1,0 +1,209 @@
+// The owner's page in Chromium with a virtual authenticator (Chrome DevTools Protocol): enrol from a link that
+// `outbox owner-link` printed, act on kept messages, sign out and in again; the link refused a second time, a
+// post from another site refused, axe in both themes, and the public page unchanged for a signed-in owner.
+// Its own server on each engine: the page needs SITE_URL (localhost: WebAuthn takes no IP address) and SESSION_SECRET.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
+import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { freePort } from "../support/free-port";
+import { runOutboxCli } from "../support/outbox-cli";
+import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { until } from "../support/until";
+import { expect, gotoHydrated, LONG_TEST_TIMEOUT_MS, test } from "./fixtures";
+
+const SPAMMY = { name: "https://spam.example", message: "Go to https://bit.ly/abc or https://x.example" };
+
+let redis: RedisServer | null;
+let fake: EmailJsFake;
+let app: AppServer;
+let outbox: string;
+let env: Record<string, string>;
+let origin: string;
+
+test.describe.configure({ mode: "serial" });
+
+async function start(withRedis: boolean) {
+  redis = withRedis ? await startRedisServer() : null;
+  fake = await startEmailJsFake();
+  outbox = await mkdtemp(path.join(tmpdir(), "owner-e2e-"));
+  const port = await freePort();
+  origin = `http://localhost:${port}`;
+  env = relayEnv(fake.url, {
+    OUTBOX_DIR: outbox,
+    ...(redis ? { REDIS_URL: redis.url } : {}),
+    SITE_URL: origin,
+    SESSION_SECRET: "owner-e2e-secret-0123456789abcdef0123",
+    // The waiting message waits for the owner, not for a retry by itself.
+    CONTACT_REDELIVER_FIRST_SECONDS: "3600",
+  });
+  app = await startAppServer({ env, port });
+}
+
+async function stop() {
+  await app?.stop();
+  await fake?.close();
+  await redis?.stop();
+  if (outbox) await rm(outbox, { recursive: true, force: true });
+}
+
+async function virtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+}
+
+const post = (subject: string, values: Record<string, string> = {}) =>
+  postForm(
+    `${app.url}/?index`,
+    { ...VALID, subject, message: `${VALID.message} ${subject}`, ...values },
+    BROWSER_HEADERS,
+  );
+const mailed = (subject: string) =>
+  fake.requests.filter((request) => request.status === 200 && request.rawBody.includes(`"${subject}"`));
+const message = (page: Page, subject: string) => page.getByRole("article", { name: subject });
+const enrolLink = async () => {
+  const printed = await runOutboxCli(["owner-link"], env);
+  expect(printed.code, printed.stderr).toBe(0);
+  return printed.stdout.split("\n")[0]!;
+};
+
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(
+    violations.map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+  ).toEqual([]);
+}
+
+for (const engine of ["the Redis queue", "the folder"]) {
+  test.describe(`on ${engine}`, () => {
+    test.beforeAll(() => start(engine === "the Redis queue"));
+    test.afterAll(stop);
+
+    test("the owner enrols from a CLI link, releases, deletes, exports and sends kept messages, and signs out", async ({
+      page,
+    }) => {
+      test.setTimeout(LONG_TEST_TIMEOUT_MS);
+      expect((await post("Release me", SPAMMY)).status).toBe(303);
+      expect((await post("Delete me", { ...SPAMMY, email: "other@example.com" })).status).toBe(303);
+      fake.setMode({ kind: "status", status: 500 }, "Send me now");
+      expect((await post("Send me now")).status).toBe(502);
+      await until(
+        async () => /2 suspected spam/.test((await runOutboxCli(["spam", "list"], env)).stdout),
+        "two held",
+      );
+
+      await virtualAuthenticator(page);
+      const link = await enrolLink();
+      await page.goto(link);
+      await page.getByRole("button", { name: "Register a passkey on this device" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Owner" })).toBeVisible();
+      await expect(page).toHaveURL(`${origin}/owner`);
+      await expect(page.getByText("2 message(s), 2 in the last 24 h")).toBeVisible();
+
+      // Released: sent at once, once.
+      await message(page, "Release me").getByRole("button", { name: "Release" }).click();
+      await expect(page.getByRole("status")).toContainText(
+        'Released and sent: https://spam.example "Release me".',
+      );
+      await expect.poll(() => mailed("Release me").length).toBe(1);
+      await expect(message(page, "Release me")).toHaveCount(0);
+
+      // Exported whole, as a download.
+      const download = page.waitForEvent("download");
+      await message(page, "Delete me").getByRole("button", { name: "Export as JSON" }).click();
+      const file = await (await download).path();
+      const exported = JSON.parse(await (await import("node:fs/promises")).readFile(file, "utf8")) as {
+        state: string;
+        params: { subject: string };
+      };
+      expect(exported).toMatchObject({ state: "held", params: { subject: "Delete me" } });
+
+      // From another site, with the owner's cookie: refused, nothing changed.
+      const id = exported as unknown as { id: string };
+      const crossSite = await page.request.post(`${origin}/owner`, {
+        headers: { Origin: "https://evil.example" },
+        form: { intent: "delete", id: id.id },
+      });
+      expect(crossSite.status()).toBe(403);
+      await page.reload();
+      await expect(message(page, "Delete me")).toHaveCount(1);
+
+      await message(page, "Delete me").getByRole("button", { name: "Delete" }).click();
+      await expect(page.getByRole("status")).toContainText('Deleted: https://spam.example "Delete me".');
+      await expect(message(page, "Delete me")).toHaveCount(0);
+      expect(mailed("Delete me")).toHaveLength(0);
+
+      fake.setMode({ kind: "status", status: 200 }, "Send me now");
+      await message(page, "Send me now").getByRole("button", { name: "Send now" }).click();
+      await expect(page.getByRole("status")).toContainText('Tried now and sent: Ada Lovelace "Send me now".');
+      await expect.poll(() => mailed("Send me now").length).toBe(1);
+      await expect(page.getByText("None: no message waits, is held or was given up.")).toBeVisible();
+
+      // The link a second time: refused, and no second passkey.
+      const second = await page.context().newPage();
+      await second.goto(link);
+      await second.getByRole("button", { name: "Register a passkey on this device" }).click();
+      await expect(second.getByRole("alert")).toContainText("This link cannot be used");
+      await second.close();
+      await page.reload();
+      await expect(page.getByRole("button", { name: "Remove" })).toHaveCount(1);
+
+      // Signing out ends the session on the server: its cookie, sent again, opens nothing.
+      const [session] = (await page.context().cookies()).filter((cookie) => cookie.name === "owner_session");
+      expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/owner" });
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Owner sign-in" })).toBeVisible();
+      const replayed = await fetch(`${origin}/owner`, {
+        headers: { Cookie: `owner_session=${session!.value}` },
+      });
+      expect(await replayed.text()).toContain("Owner sign-in");
+
+      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Owner" })).toBeVisible();
+    });
+
+    test("a signed-in owner gets the public page's very bytes and ETag; axe finds nothing on the page in either theme", async ({
+      page,
+    }) => {
+      test.setTimeout(LONG_TEST_TIMEOUT_MS);
+      expect((await post("Held for the scan", { ...SPAMMY, email: "scan@example.com" })).status).toBe(303);
+      const anonymous = await fetch(`${origin}/`, { headers: { "Accept-Encoding": "identity" } });
+      const bytes = await anonymous.text();
+
+      await virtualAuthenticator(page);
+      await page.goto(await enrolLink());
+      await page.getByRole("button", { name: "Register a passkey on this device" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Owner" })).toBeVisible();
+
+      const asOwner = await page.request.get(`${origin}/`, { headers: { "Accept-Encoding": "identity" } });
+      expect(asOwner.headers()["etag"]).toBe(anonymous.headers.get("etag"));
+      expect(await asOwner.text()).toBe(bytes);
+
+      for (const theme of ["dark", "light"] as const) {
+        await gotoHydrated(page, `${origin}/`);
+        if (theme === "light") {
+          const saved = page.waitForResponse((r) => r.url().endsWith("/action/set-theme"));
+          await page.getByRole("button", { name: "Switch to light theme" }).click();
+          await saved;
+        }
+        await page.goto(`${origin}/owner`);
+        await expect(page.locator("html")).toHaveClass(theme);
+        await expect(message(page, "Held for the scan")).toBeVisible();
+        await expectNoAxeViolations(page);
+      }
+    });
+  });
+}
