@@ -2,7 +2,7 @@
 // queue, from any instance (decision 053).
 import { describeState, type Kept } from "~/contact/message-state";
 import type { OwnerPort, Skipped } from "~/contact/queue.server";
-import { visible } from "./visible";
+import { visible } from "~/lib/visible";
 
 function describe(kept: Kept): string {
   const { name, from_email, subject } = kept.params;

@@ -9,7 +9,7 @@ import { describeState, type Kept } from "~/contact/message-state";
 import type { SendNow } from "~/contact/queue.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";
-import { visible } from "../../server/visible";
+import { visible } from "~/lib/visible";
 import { createOwnerAccess, OWNER_PATH, whyNotReady, type Flash, type Session } from "./access.server";
 import { relayStatus, testMessage } from "./status.server";
 

@@ -1,4 +1,4 @@
-// A visitor's text for the owner's terminal: invisible and control characters as `\u{…}` escapes (decision 042).
+// A visitor's text for the owner's terminal and page: invisible and control characters as `\u{…}` escapes (decision 042).
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 export function visible(text: string): string {
