@@ -53,6 +53,7 @@ describe("defaults", () => {
       port: 3000,
       host: null,
       sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sessionSecretSet: false,
       siteUrl: null,
     });
     expect(lines).toEqual([
@@ -154,6 +155,7 @@ describe("defaults", () => {
       port: 8080,
       host: "127.0.0.1",
       sessionSecret: SECRET,
+      sessionSecretSet: true,
       siteUrl: "https://example.com",
     });
   });
