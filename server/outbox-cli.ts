@@ -2,9 +2,6 @@
 // or the queue alike (bundled, decision 009).
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
-import { messageCommand } from "./outbox-messages";
-import { ownerTest, printStatus } from "./outbox-owner";
-import { printOwnerLink } from "./outbox-owner-link";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID
                       | spam list | spam release ID | spam delete ID | owner-link
@@ -21,8 +18,11 @@ async function main([command, ...rest]: string[]): Promise<number> {
   const { config } = await import("~/config.server");
   // The same limits as the server's: its Redis for the rate and the queue, else its folder.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { info: () => {}, warn: () => {} }) : null;
-  // Imported after the configuration, as it reads it.
+  // Imported after the configuration, as they read it.
   const { createContactServices } = await import("~/contact/services.server");
+  const { messageCommand } = await import("./outbox-messages");
+  const { ownerTest, printStatus } = await import("./outbox-owner");
+  const { printOwnerLink } = await import("./outbox-owner-link");
   const { relay, settled, state, engine } = createContactServices(config, {
     toName: site.name,
     redis,

@@ -169,8 +169,10 @@ export function createDelivery(
           providerText: providerWords(sent.text),
         };
         const event = { outcome: "kept", reason: aside.reason } as const;
-        const kept = await keep(event, mail.undeliveredDir, params, aside, allowances);
-        return kept ? REFUSED_FOR_ITSELF : NOT_KEPT;
+        if (!(await keep(event, mail.undeliveredDir, params, aside, allowances))) return NOT_KEPT;
+        // Not the visitor's failure either: the rate limit's unit goes back (decision 008).
+        await allowances.giveBack();
+        return REFUSED_FOR_ITSELF;
       }
       const failure = failureOf(sent);
       const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };

@@ -285,8 +285,10 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       log({ outcome: "undelivered", reason: "not_kept", uncertain: false, stored });
       return NOT_KEPT;
     }
-    if (seen.state === "held") return { ok: false, status: 502, reason: "refused_by_provider" };
-    const failure = seen.failure ?? (seen.for === "account" ? REFUSING : null);
+    const failure =
+      seen.state === "held"
+        ? REFUSED_FOR_ITSELF
+        : (seen.failure ?? (seen.for === "account" ? REFUSING : null));
     if (!failure) return { ok: true, held: "paced" };
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
     await allowances.giveBack();
@@ -329,7 +331,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 
   function answer(message: Kept) {
     if (message.state === "held" && message.for === "refused_by_provider") {
-      return { ok: false, status: 502, reason: "refused_by_provider" } as const;
+      return { ok: false, ...REFUSED_FOR_ITSELF } as const;
     }
     if (message.state === "waiting" && (message.for === "provider" || message.for === "uncertain")) {
       return { ok: false, status: 502, reason: "upstream_error" } as const;
@@ -620,5 +622,6 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 }
 
 const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" } as const;
 const KEPT_STATES = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;

@@ -180,7 +180,7 @@ export function createRelay(
         uncertain: result.uncertain,
         counted: spent,
         hint,
-        refusedForItself: result.failure === "rejected" && result.status !== 429 && !hint,
+        refusedForItself: result.status >= 400 && result.status < 500 && result.status !== 429 && !hint,
         attempts: result.attempts,
       };
     },

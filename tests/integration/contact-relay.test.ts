@@ -88,15 +88,22 @@ async function expectQuotaUnused(run: (request: Request) => Promise<ContactActio
 describe("final failures: one attempt, the visitor's error, the message kept", () => {
   // A refusal of the account (412, or words naming the keys) has its own tests: contact-provider-limits.test.ts.
   it.each([400, 401, 403, 422])(
-    "a %i: 502 upstream_rejected, kept as certainly not delivered",
+    "a %i about this message alone: 502 refused_by_provider, held for the owner with the provider's words",
     async (status) => {
       scratch.fake.setMode({ kind: "status", status, body: "Bad request" });
       const { run, events } = relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.status).toBe(502);
-      expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_rejected", fields: VALID });
+      expect(failure.data).toEqual({ ok: false, status: 502, reason: "refused_by_provider", fields: VALID });
       expect(scratch.fake.requests).toHaveLength(1);
-      await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
+      const [file] = await stored();
+      expect(file!.entry).toMatchObject({
+        reason: "refused_by_provider",
+        upstreamStatus: status,
+        uncertain: false,
+        providerText: "Bad request",
+        gaveUpAt: expect.stringMatching(ISO_TIME),
+      });
       expect(events).toEqual([
         { outcome: "accepted", transport: "relay" },
         {
@@ -107,8 +114,8 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
           durationMs: expect.any(Number),
           providerText: "Bad request",
         },
-        { outcome: "undelivered", reason: "upstream_rejected", uncertain: false, stored: "new" },
-        { outcome: "refused", status: 502, reason: "upstream_rejected" },
+        { outcome: "kept", reason: "refused_by_provider", stored: "new" },
+        { outcome: "refused", status: 502, reason: "refused_by_provider" },
       ]);
       await expectQuotaUnused(run);
     },
