@@ -137,6 +137,13 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
     return cookie.serialize(id);
   }
 
+  /** A ceremony begun: its challenge waits for the browser's answer, a few minutes at most. */
+  const addChallenge = (challenge: string, purpose: "enrol" | "sign_in", link: string | null) =>
+    change((record) => {
+      record.challenges[challenge] = { purpose, link, expires: later(CHALLENGE_MINUTES * 60_000) };
+      return { next: record, result: null };
+    });
+
   /** Takes a pending challenge once: a ceremony's answer is accepted at most once. */
   const takeChallenge = (challenge: string, purpose: "enrol" | "sign_in") =>
     change((record) => {
@@ -191,14 +198,7 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
         authenticatorSelection: { residentKey: "required", userVerification: "required" },
         timeout: CHALLENGE_MINUTES * 60_000,
       });
-      await change((record) => {
-        record.challenges[options.challenge] = {
-          purpose: "enrol",
-          link,
-          expires: later(CHALLENGE_MINUTES * 60_000),
-        };
-        return { next: record, result: null };
-      });
+      await addChallenge(options.challenge, "enrol", link);
       return { ok: true as const, options };
     },
 
@@ -246,14 +246,7 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
         userVerification: "required",
         timeout: CHALLENGE_MINUTES * 60_000,
       });
-      await change((record) => {
-        record.challenges[options.challenge] = {
-          purpose: "sign_in",
-          link: null,
-          expires: later(CHALLENGE_MINUTES * 60_000),
-        };
-        return { next: record, result: null };
-      });
+      await addChallenge(options.challenge, "sign_in", null);
       return { ok: true as const, options };
     },
 
