@@ -14,12 +14,14 @@ import { freePort } from "../support/free-port";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
 import { until } from "../support/until";
+import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 import { expect, gotoHydrated, LONG_TEST_TIMEOUT_MS, test } from "./fixtures";
 
 const SPAMMY = { name: "https://spam.example", message: "Go to https://bit.ly/abc or https://x.example" };
 
 let redis: RedisServer | null;
 let fake: EmailJsFake;
+let alerts: WebhookFake;
 let app: AppServer;
 let outbox: string;
 let env: Record<string, string>;
@@ -30,6 +32,7 @@ test.describe.configure({ mode: "serial" });
 async function start(withRedis: boolean) {
   redis = withRedis ? await startRedisServer() : null;
   fake = await startEmailJsFake();
+  alerts = await startWebhookFake("json");
   outbox = await mkdtemp(path.join(tmpdir(), "owner-e2e-"));
   const port = await freePort();
   origin = `http://localhost:${port}`;
@@ -38,6 +41,8 @@ async function start(withRedis: boolean) {
     ...(redis ? { REDIS_URL: redis.url } : {}),
     SITE_URL: origin,
     SESSION_SECRET: "owner-e2e-secret-0123456789abcdef0123",
+    OWNER_ALERT_URL: alerts.url,
+    OWNER_ALERT_FORMAT: "json",
     // The waiting message waits for the owner, not for a retry by itself.
     CONTACT_REDELIVER_FIRST_SECONDS: "3600",
   });
@@ -47,6 +52,7 @@ async function start(withRedis: boolean) {
 async function stop() {
   await app?.stop();
   await fake?.close();
+  await alerts?.close();
   await redis?.stop();
   if (outbox) await rm(outbox, { recursive: true, force: true });
 }
@@ -79,6 +85,14 @@ const enrolLink = async () => {
   expect(printed.code, printed.stderr).toBe(0);
   return printed.stdout.split("\n")[0]!;
 };
+
+/** Enrols a passkey on this page's virtual authenticator from a fresh `owner-link`, and lands signed in. */
+async function enrol(page: Page) {
+  await virtualAuthenticator(page);
+  await page.goto(await enrolLink());
+  await page.getByRole("button", { name: "Register a passkey on this device" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Owner" })).toBeVisible();
+}
 
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -183,10 +197,7 @@ for (const engine of ["the Redis queue", "the folder"]) {
       const anonymous = await fetch(`${origin}/`, { headers: { "Accept-Encoding": "identity" } });
       const bytes = await anonymous.text();
 
-      await virtualAuthenticator(page);
-      await page.goto(await enrolLink());
-      await page.getByRole("button", { name: "Register a passkey on this device" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Owner" })).toBeVisible();
+      await enrol(page);
 
       const asOwner = await page.request.get(`${origin}/`, { headers: { "Accept-Encoding": "identity" } });
       expect(asOwner.headers()["etag"]).toBe(anonymous.headers.get("etag"));
@@ -204,6 +215,44 @@ for (const engine of ["the Redis queue", "the folder"]) {
         await expect(message(page, "Held for the scan")).toBeVisible();
         await expectNoAxeViolations(page);
       }
+    });
+
+    test("on a 375-px phone, from the spam alert's link: sign in and release the held message, no shell", async ({
+      page,
+    }) => {
+      test.setTimeout(LONG_TEST_TIMEOUT_MS);
+      await page.setViewportSize({ width: 375, height: 740 });
+      // Once, at setup: a passkey on this phone, then signed out.
+      await enrol(page);
+      await page.getByRole("button", { name: "Sign out" }).click();
+
+      expect((await post("Released from the phone", { ...SPAMMY, email: "phone@example.com" })).status).toBe(
+        303,
+      );
+      // The day's spam digest links to the page (it may have come with an earlier test's spam).
+      await until(
+        () => alerts.accepted.some((alert) => (alert.body as { event?: string }).event === "spam_digest"),
+        "the spam digest",
+        60_000,
+      );
+      const { url } = alerts.accepted.find(
+        (alert) => (alert.body as { event?: string }).event === "spam_digest",
+      )!.body as { url: string };
+      expect(url).toBe(`${origin}/owner`);
+
+      const started = Date.now();
+      await page.goto(url);
+      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await message(page, "Released from the phone").getByRole("button", { name: "Release" }).click();
+      await expect(page.getByRole("status")).toContainText(
+        'Released and sent: https://spam.example "Released from the phone".',
+      );
+      await expect.poll(() => mailed("Released from the phone").length).toBe(1);
+      console.log(
+        `from the alert's link to a released message on a 375-px window: ${Date.now() - started} ms`,
+      );
+      // Nothing on the page is wider than the phone.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     });
   });
 }
