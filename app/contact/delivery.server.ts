@@ -11,6 +11,7 @@ import {
   findKept,
   mayHaveArrived,
   removeUndelivered,
+  setAside,
   storeUndelivered,
   writeToOutbox,
   type KeptAs,
@@ -26,9 +27,17 @@ export const FAILURE = {
   timeout: { status: 504, reason: "upstream_timeout" },
 } as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
 
-const REFUSING = { status: 503, reason: "provider_refusing" } as const;
+export const REFUSING = { status: 503, reason: "provider_refusing" } as const;
 /** Set aside for the owner: the provider refused this message for itself. */
-const REFUSED_FOR_ITSELF = { ok: false, status: 502, reason: "refused_by_provider" } as const;
+export const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" } as const;
+
+/** What a kept message becomes when the provider refused it for itself: held with its words (decision 053). */
+export const setAsideAs = (status: number, text: string) => ({
+  reason: REFUSED_FOR_ITSELF.reason,
+  upstreamStatus: status,
+  providerText: providerWords(text),
+  gaveUpAt: new Date().toISOString(),
+});
 
 type Settings = AppConfig["redelivery"];
 
@@ -145,7 +154,7 @@ export function createDelivery(
       const waiting = await findKept(mail.undeliveredDir, params).catch(() => null);
       if (waiting) {
         log({ outcome: "already_kept", reason: waiting.reason });
-        if (waiting.reason === REFUSED_FOR_ITSELF.reason) return REFUSED_FOR_ITSELF;
+        if (setAside(waiting)) return { ok: false, ...REFUSED_FOR_ITSELF };
         if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldBack };
         const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
         return { ok: false, ...(failure ?? FAILURE.server_error) };
@@ -160,19 +169,12 @@ export function createDelivery(
       }
       if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, allowances);
       if (!sent.held && sent.refusedForItself) {
-        const aside = {
-          reason: REFUSED_FOR_ITSELF.reason,
-          uncertain: false,
-          upstreamStatus: sent.status,
-          counted: sent.counted,
-          gaveUpAt: new Date().toISOString(),
-          providerText: providerWords(sent.text),
-        };
+        const aside = { ...setAsideAs(sent.status, sent.text), uncertain: false, counted: sent.counted };
         const event = { outcome: "kept", reason: aside.reason } as const;
         if (!(await keep(event, mail.undeliveredDir, params, aside, allowances))) return NOT_KEPT;
         // Not the visitor's failure either: the rate limit's unit goes back (decision 008).
         await allowances.giveBack();
-        return REFUSED_FOR_ITSELF;
+        return { ok: false, ...REFUSED_FOR_ITSELF };
       }
       const failure = failureOf(sent);
       const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };

@@ -23,6 +23,7 @@ import {
   listUndelivered,
   mayHaveArrived,
   readUndelivered,
+  setAside,
   whileResending,
   type UndeliveredEntry,
 } from "./store.server";
@@ -38,7 +39,7 @@ const WAITING_FOR: Record<string, WaitingFor> = {
 
 function keptState(entry: UndeliveredEntry, spam: boolean): KeptState {
   if (spam) return { state: "held", for: "suspected_spam" };
-  if (entry.reason === "refused_by_provider") return { state: "held", for: entry.reason };
+  if (setAside(entry)) return { state: "held", for: "refused_by_provider" };
   const waitingFor = WAITING_FOR[entry.reason] ?? (mayHaveArrived(entry) ? "uncertain" : "provider");
   return entry.gaveUp ? { state: "given_up", for: waitingFor } : { state: "waiting", for: waitingFor };
 }
@@ -111,8 +112,6 @@ export function createFolderEngine({
     return { sent: false, kept: "problem" in after ? null : kept(file, after, false) };
   }
 
-  const isHeld = (entry: UndeliveredEntry) => entry.reason === "refused_by_provider";
-
   /** A message in undelivered/ sent now: a held one only when released, a waiting one only when not. */
   async function sendKeptNow(id: string, which: "held" | "not held"): Promise<SendNow | null> {
     if (!relay) return null;
@@ -120,7 +119,7 @@ export function createFolderEngine({
       undeliveredDir,
       async ({ messages }) => {
         const found = messages.find(({ file }) => path.basename(file, ".json") === id);
-        if (!found || isHeld(found.entry) !== (which === "held")) return null;
+        if (!found || setAside(found.entry) !== (which === "held")) return null;
         return sendOne(found.file, found.entry, relay);
       },
       { wait: true },
@@ -174,7 +173,7 @@ export function createFolderEngine({
         for (const { file } of messages) {
           // Read again just before sending: a visitor's re-post or the server may have sent it meanwhile.
           const entry = await readUndelivered(file);
-          if ("problem" in entry || isHeld(entry)) continue;
+          if ("problem" in entry || setAside(entry)) continue;
           each(kept(file, entry, false), await sendOne(file, entry, relay));
         }
         return { skipped: skipped.map(({ file, problem }) => ({ id: path.basename(file), problem })) };

@@ -11,7 +11,7 @@ import { tellOwner, type Notify } from "./housekeeping.server";
 import type { Kept, KeptState, WaitingFor } from "./message-state";
 import type { Allowances } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import { failureOf, redeliveryBackoffSeconds } from "./delivery.server";
+import { failureOf, redeliveryBackoffSeconds, REFUSED_FOR_ITSELF, REFUSING } from "./delivery.server";
 import type { Pacing } from "./pacing.server";
 import { providerWords } from "./provider.server";
 import type { Relay, Sender } from "./relay.server";
@@ -209,14 +209,16 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       const data: JobData = { params, network: allowances.network, receivedAt: now, since: now };
       const step = stepOf(id);
       try {
-        // Held for the owner: answered from there, never sent again by a re-post.
-        const setAside = await withTimeout(held.getJob(id), ADD_TIMEOUT_MS);
+        // Held for the owner: answered from there, never sent again by a re-post. Both asked at once.
+        const [setAside, existing] = await withTimeout(
+          Promise.all([held.getJob(id), messages.getJob(id)]),
+          ADD_TIMEOUT_MS,
+        );
         if (setAside) {
           waiters.delete(id);
           log({ outcome: "already_kept", reason: setAside.data.heldFor ?? "held" });
           return answer(kept(setAside, "waiting"));
         }
-        const existing = await withTimeout(messages.getJob(id), ADD_TIMEOUT_MS);
         const state = existing && (await existing.getState());
         if (existing && state !== "failed") {
           waiters.delete(id);
@@ -621,7 +623,5 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
 }
 
-const REFUSING = { status: 503, reason: "provider_refusing" } as const;
-const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" } as const;
 const KEPT_STATES = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;

@@ -20,9 +20,9 @@ import {
   failureOf,
   nextAttemptAt,
   redeliveryBackoffSeconds,
+  setAsideAs,
 } from "./delivery.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
-import { providerWords } from "./provider.server";
 
 type Settings = AppConfig["redelivery"];
 
@@ -63,17 +63,16 @@ export async function sendKept(
   }
   if (sent.refusedForItself) {
     // Set aside for the owner with the provider's words; the rest go on.
-    const reason = "refused_by_provider";
-    const providerText = providerWords(sent.text);
-    await writeEntry(file, {
-      ...rest,
-      reason,
-      upstreamStatus: sent.status,
+    const aside = setAsideAs(sent.status, sent.text);
+    await writeEntry(file, { ...rest, ...aside, attempts });
+    return {
+      ok: false,
+      held: false,
       attempts,
-      providerText,
-      gaveUpAt: new Date(now).toISOString(),
-    });
-    return { ok: false, held: false, attempts, reason, status: sent.status, uncertain: wasUncertain };
+      reason: aside.reason,
+      status: sent.status,
+      uncertain: wasUncertain,
+    };
   }
   const { reason } = failureOf(sent);
   const uncertain = wasUncertain || sent.uncertain;

@@ -91,9 +91,11 @@ async function entryFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** Not given up, nor set aside for the owner after the provider refused it for itself (decision 052). */
-export const sentByItself = (entry: UndeliveredEntry) =>
-  !entry.gaveUp && entry.reason !== "refused_by_provider";
+/** Held for the owner: the provider refused this message for itself. */
+export const setAside = (entry: Pick<UndeliveredEntry, "reason">) => entry.reason === "refused_by_provider";
+
+/** Not given up, nor set aside for the owner (decision 052). */
+export const sentByItself = (entry: UndeliveredEntry) => !entry.gaveUp && !setAside(entry);
 
 /** The messages still to be sent by themselves. */
 export async function countUndelivered(dir: string): Promise<number> {
