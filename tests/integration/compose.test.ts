@@ -1,9 +1,9 @@
 // compose.yaml, the deploy recipe, without a Docker engine: the file against
 // the Compose Specification's own JSON schema, the settings the deploy relies
-// on, and deploy/Caddyfile through `caddy validate` with the proxy service's
-// environment. tests/integration/topology-caddy-redis.test.ts runs the same pieces.
+// on, the file as `docker compose config` resolves it, and deploy/Caddyfile
+// through `caddy validate` with the proxy service's environment. tests/integration/topology-caddy-redis.test.ts runs the same pieces.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv";
@@ -107,6 +107,42 @@ describe("compose.yaml", () => {
     expect(redis.command?.join(" ")).toContain("--maxmemory-policy noeviction");
     expect(redis.volumes).toContain("redis-data:/data");
     expect(redis.ports).toBeUndefined(); // reachable from the app only
+  });
+});
+
+/**
+ * `docker compose config` in a folder with the recipe and the example .env. Compose v2 when the docker
+ * client has it; else Debian 12's docker-compose 1.29, which predates the top-level `name` and takes it as -p.
+ */
+function composeConfig(): { services: Record<string, Service>; volumes: Record<string, unknown> } {
+  const project = mkdtempSync(join(tmpdir(), "portfolio-compose-config-"));
+  copyFileSync(join(ROOT, ".env.example"), join(project, ".env"));
+  const env = { ...process.env, SESSION_SECRET: "a-long-random-value" };
+  const run = (command: string, args: string[]) =>
+    execFileSync(command, args, { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  let output: string;
+  try {
+    run("docker", ["compose", "version"]);
+    writeFileSync(join(project, "compose.yaml"), text);
+    output = run("docker", ["compose", "config"]);
+  } catch {
+    writeFileSync(join(project, "compose.yaml"), text.replace(/^name: .*$/m, ""));
+    output = run(requireBinary("docker-compose"), ["-p", compose.name, "config"]);
+  }
+  return parse(output) as ReturnType<typeof composeConfig>;
+}
+
+describe("docker compose config", () => {
+  it("resolves the recipe: no volume on the app instances, Redis with AOF and noeviction on its own volume", () => {
+    const resolved = composeConfig();
+    expect(Object.keys(resolved.services).sort()).toEqual(["app", "proxy", "redis"]);
+    expect(resolved.services.app!.volumes).toBeUndefined();
+    expect(resolved.services.app!.environment?.REDIS_URL).toBe("redis://redis:6379");
+    expect(Object.keys(resolved.volumes).sort()).toEqual(["caddy-config", "caddy-data", "redis-data"]);
+    const redisCommand = resolved.services.redis!.command!.join(" ");
+    expect(redisCommand).toContain("--appendonly yes");
+    expect(redisCommand).toContain("--maxmemory-policy noeviction");
+    expect(JSON.stringify(resolved.services.redis!.volumes)).toContain("redis-data");
   });
 });
 

@@ -1,5 +1,5 @@
 // Without REDIS_URL, two replicas sharing one outbox folder: a solved proof counts once across both and
-// after a restart, and the send budget is one for the site (issue 31, item 3; decision 045).
+// after a restart, and the send budget is one for the site (decision 045).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
