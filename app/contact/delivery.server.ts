@@ -3,7 +3,7 @@ import type { AppConfig, MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger, HeldBack, KeptEvent } from "./events.server";
-import type { Allowances } from "./limits.server";
+import type { Admitted, Quotas } from "./limits.server";
 import type { Delivery, Sent } from "./queue.server";
 import { providerWords } from "./provider.server";
 import type { Relay, RelayOutcome } from "./relay.server";
@@ -85,11 +85,11 @@ const HELD: ReadonlySet<string> = new Set<HeldBack>([
 
 const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
 
-export const OWNER_ALLOWANCES: Allowances = {
-  network: "owner",
-  store: async () => ({ first: true }),
-  storeSpam: async () => ({ first: true }),
-  mailFromNetwork: async () => true,
+/** The owner's own sends (a released message): within no visitor's quotas. */
+export const OWNER: Admitted = { client: "owner", network: "owner" };
+const OWNER_QUOTAS: Quotas = {
+  keep: async () => ({ first: true }),
+  networkShare: async () => ({ ok: true }),
   giveBack: async () => {},
 };
 
@@ -97,25 +97,26 @@ export function createDelivery(
   mail: MailConfig,
   log: ContactLogger,
   relay: Relay | null,
+  visitors: Quotas,
   who: "visitor" | "owner" = "visitor",
 ): Delivery {
+  const quotas = who === "owner" ? OWNER_QUOTAS : visitors;
   async function keep(
     event: KeptEvent,
     dir: string,
     params: TemplateParams,
     keptAs: KeptAs,
-    allowances: Allowances,
+    sender: Admitted,
     spam = false,
   ): Promise<boolean> {
-    const mayStore = spam ? allowances.storeSpam : allowances.store;
+    const mayStore = () => quotas.keep(sender, spam);
     const evictOldest = spam
       ? (oldest: { time: string }) =>
           log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) })
       : undefined;
     let stored: StoreOutcome | "failed";
     try {
-      const { network } = allowances;
-      const kept = network ? { ...keptAs, network } : keptAs;
+      const kept = { ...keptAs, network: sender.network };
       stored = await storeUndelivered(dir, params, kept, { mayStore, evictOldest });
     } catch {
       stored = "failed";
@@ -124,24 +125,24 @@ export function createDelivery(
     return stored === "new" || stored === "existing";
   }
 
-  const hold = async (reason: HeldBack, params: TemplateParams, allowances: Allowances): Promise<Sent> => {
+  const hold = async (reason: HeldBack, params: TemplateParams, sender: Admitted): Promise<Sent> => {
     const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
-    const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, allowances);
+    const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, sender);
     return kept ? { ok: true, held: reason } : NOT_KEPT;
   };
 
   return {
-    keepAsSpam: (params, signals, allowances) =>
+    keepAsSpam: (params, signals, sender) =>
       keep(
         { outcome: "kept", reason: "suspected_spam", signals },
         mail.spamDir,
         params,
         { reason: "suspected_spam", signals, upstreamStatus: 0, uncertain: false },
-        allowances,
+        sender,
         true,
       ),
 
-    async send(params, allowances) {
+    async send(params, sender) {
       if (mail.mode === "outbox") {
         log({ outcome: "accepted", transport: "outbox" });
         return writeToOutbox(mail.dir, params).then(
@@ -159,7 +160,7 @@ export function createDelivery(
         const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
         return { ok: false, ...(failure ?? FAILURE.server_error) };
       }
-      if (!(await allowances.mailFromNetwork())) return hold("over_network_limit", params, allowances);
+      if (!(await quotas.networkShare(sender.network)).ok) return hold("over_network_limit", params, sender);
 
       log({ outcome: "accepted", transport: "relay" });
       const sent = await relay.send(params, { who });
@@ -167,13 +168,13 @@ export function createDelivery(
         await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
         return { ok: true };
       }
-      if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, allowances);
+      if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, sender);
       if (!sent.held && sent.refusedForItself) {
         const aside = { ...setAsideAs(sent.status, sent.text), uncertain: false, counted: sent.counted };
         const event = { outcome: "kept", reason: aside.reason } as const;
-        if (!(await keep(event, mail.undeliveredDir, params, aside, allowances))) return NOT_KEPT;
-        // Not the visitor's failure either: the rate limit's unit goes back (decision 008).
-        await allowances.giveBack();
+        if (!(await keep(event, mail.undeliveredDir, params, aside, sender))) return NOT_KEPT;
+        // Not the visitor's failure either (decision 008).
+        await quotas.giveBack(sender);
         return { ok: false, ...REFUSED_FOR_ITSELF };
       }
       const failure = failureOf(sent);
@@ -189,11 +190,10 @@ export function createDelivery(
           // The give-up clock runs only while the provider fails it, not while the owner must act (decision 052).
           ...(failure.reason !== REFUSING.reason ? { failedAt: new Date().toISOString() } : {}),
         },
-        allowances,
+        sender,
       );
       if (!kept) return NOT_KEPT;
-      // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
-      await allowances.giveBack();
+      await quotas.giveBack(sender);
       return { ok: false, ...failure };
     },
   };

@@ -16,26 +16,29 @@ export type Refusal =
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
 
-/** What a post that passed its client's limits may still do. */
-export type Allowances = {
+/** A post that passed its client's limits: who sent it, plain data the queue keeps with the message. */
+export type Admitted = {
+  client: string;
   /** The sender's network (an IPv4 /24, an IPv6 /48). */
   network: string;
-  store(): Promise<StoreAllowance>;
-  storeSpam(): Promise<StoreAllowance>;
-  mailFromNetwork(): Promise<boolean>;
-  giveBack(): Promise<void>;
+};
+
+/** What the queue asks of the limits as it sends or keeps a message, built once and given to the engine. */
+export type Quotas = {
+  /** One of the places a client and its network may fill with kept messages (suspected spam apart), or false. */
+  keep(sender: Admitted, spam: boolean): Promise<StoreAllowance>;
+  /** One mail of a network's daily share (CONTACT_NETWORK_DAILY_LIMIT), or how long until its share frees. */
+  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
+  /** The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008). */
+  giveBack(sender: Admitted): Promise<void>;
 };
 
 export type Limits = {
   /** Past the refused-post allowance: the seconds until the next is answered in full, else 0. */
   countRefusal(client: string): Promise<number>;
-  admit(
-    request: Request,
-    message: ContactMessage,
-    client: string,
-  ): Promise<{ refusal: Refusal } | Allowances>;
-  /** One mail of a network's daily share (CONTACT_NETWORK_DAILY_LIMIT), or how long until its share frees. */
-  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
+  /** The one decision on a valid post: refused, or admitted as whom. */
+  admit(request: Request, message: ContactMessage, client: string): Promise<{ refusal: Refusal } | Admitted>;
+  quotas: Quotas;
 };
 
 const DAY = 24 * 60 * 60;
@@ -71,21 +74,17 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
     { max: config.networkDailyLimit, windowSeconds: config.networkDaySeconds ?? DAY },
     "contact-mailed-network",
   );
-  const store =
-    (byClient: typeof storedByClient, byNetwork: typeof storedByNetwork, client: string) =>
-    async (): Promise<StoreAllowance> => {
-      const own = await byClient(client);
-      if (!("used" in own) || !("used" in (await byNetwork(networkKey(client))))) return false;
-      return { first: own.used === 1 };
-    };
-
-  const networkShare = async (network: string) => {
-    const left = await mailedByNetwork(network);
-    return "used" in left ? ({ ok: true } as const) : ({ ok: false, retryMs: left.retryAfterMs } as const);
+  const place = async (
+    byClient: typeof storedByClient,
+    byNetwork: typeof storedByNetwork,
+    { client, network }: Admitted,
+  ): Promise<StoreAllowance> => {
+    const own = await byClient(client);
+    if (!("used" in own) || !("used" in (await byNetwork(network)))) return false;
+    return { first: own.used === 1 };
   };
 
   return {
-    networkShare,
     async countRefusal(client) {
       const left = await refusals(client);
       return "used" in left ? 0 : Math.ceil(left.retryAfterMs / 1000);
@@ -102,13 +101,16 @@ export function createLimits(config: AppConfig, redis: RedisLink | null): Limits
         const retryAfterSeconds = Math.ceil(left.retryAfterMs / 1000);
         return { refusal: { status: 429, reason: "rate_limited", retryAfterSeconds } };
       }
-      return {
-        network: networkKey(client),
-        store: store(storedByClient, storedByNetwork, client),
-        storeSpam: store(spamByClient, spamByNetwork, client),
-        mailFromNetwork: async () => (await networkShare(networkKey(client))).ok,
-        giveBack: async () => void (await rateLimit.reward(client)),
-      };
+      return { client, network: networkKey(client) };
+    },
+    quotas: {
+      keep: (sender, spam) =>
+        spam ? place(spamByClient, spamByNetwork, sender) : place(storedByClient, storedByNetwork, sender),
+      async networkShare(network) {
+        const left = await mailedByNetwork(network);
+        return "used" in left ? { ok: true } : { ok: false, retryMs: left.retryAfterMs };
+      },
+      giveBack: async ({ client }) => void (await rateLimit.reward(client)),
     },
   };
 }

@@ -3,16 +3,10 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { AppConfig } from "~/config.server";
-import {
-  createDelivery,
-  failedByProvider,
-  failingSeconds,
-  nextAttemptAt,
-  OWNER_ALLOWANCES,
-} from "./delivery.server";
+import { createDelivery, failedByProvider, failingSeconds, nextAttemptAt, OWNER } from "./delivery.server";
 import type { ContactLogger } from "./events.server";
 import type { Notify } from "./housekeeping.server";
-import type { Limits } from "./limits.server";
+import type { Quotas } from "./limits.server";
 import type { Kept, KeptState, WaitingFor } from "./message-state";
 import { providerWords } from "./provider.server";
 import type { Engine, OwnerPort, SendNow } from "./queue.server";
@@ -53,7 +47,7 @@ type FolderEngineOptions = {
   relay: Relay | null;
   notify: Notify;
   state: SharedState;
-  limits: Limits;
+  quotas: Quotas;
   log: ContactLogger;
 };
 
@@ -62,12 +56,12 @@ export function createFolderEngine({
   relay,
   notify,
   state,
-  limits,
+  quotas,
   log,
 }: FolderEngineOptions): Engine {
   const { undeliveredDir, spamDir } = config.mail;
   const settings = config.redelivery;
-  const ownerDelivery = createDelivery(config.mail, log, relay, "owner");
+  const ownerDelivery = createDelivery(config.mail, log, relay, quotas, "owner");
 
   function kept(file: string, entry: UndeliveredEntry, spam: boolean): Kept {
     const now = Date.now();
@@ -156,7 +150,7 @@ export function createFolderEngine({
         async (): Promise<SendNow | null> => {
           const held = await read(spamDir, id);
           if (!held) return null;
-          const result = await ownerDelivery.send(held.entry.template_params, OWNER_ALLOWANCES);
+          const result = await ownerDelivery.send(held.entry.template_params, OWNER);
           // Sent, or kept in undelivered/ to be sent again: no longer held either way.
           if (result.ok || result.reason !== "not_kept") await rm(held.file, { force: true });
           if (result.ok && !result.held) return { sent: true };
@@ -210,9 +204,9 @@ export function createFolderEngine({
   };
 
   return {
-    delivery: createDelivery(config.mail, log, relay),
+    delivery: createDelivery(config.mail, log, relay, quotas),
     owner,
     start: () =>
-      relay ? startRedelivery({ config, relay, notify, state, limits }) : { stop: async () => {} },
+      relay ? startRedelivery({ config, relay, notify, state, quotas }) : { stop: async () => {} },
   };
 }

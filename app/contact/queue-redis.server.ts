@@ -9,7 +9,7 @@ import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger } from "./events.server";
 import { tellOwner, type Notify } from "./housekeeping.server";
 import type { Kept, KeptState, WaitingFor } from "./message-state";
-import type { Allowances } from "./limits.server";
+import type { Admitted, Quotas } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
 import { failureOf, redeliveryBackoffSeconds, REFUSED_FOR_ITSELF, REFUSING } from "./delivery.server";
 import type { Pacing } from "./pacing.server";
@@ -72,7 +72,7 @@ export type RedisEngineParts = {
   state: SharedState;
   log: ContactLogger;
   notify: Notify;
-  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
+  quotas: Quotas;
   /** What in Redis's settings would lose a kept message (RedisLink.risks). */
   risks(): Promise<string[]>;
 };
@@ -203,10 +203,10 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   const INFLIGHT_MS = 60_000;
 
   const delivery: Delivery = {
-    async send(params, allowances) {
+    async send(params, sender) {
       const id = messageId(params);
       const now = new Date().toISOString();
-      const data: JobData = { params, network: allowances.network, receivedAt: now, since: now };
+      const data: JobData = { params, network: sender.network, receivedAt: now, since: now };
       const step = stepOf(id);
       try {
         // Held for the owner: answered from there, never sent again by a re-post. Both asked at once.
@@ -241,17 +241,17 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
           id,
           data,
           refusing ? { state: "waiting", for: "account" } : await step,
-          allowances,
+          sender,
         );
       } finally {
         await connection.zrem(INFLIGHT, id).catch(() => 0);
       }
     },
-    async keepAsSpam(params, signals, allowances) {
+    async keepAsSpam(params, signals, sender) {
       const now = new Date().toISOString();
-      const data = { params, network: allowances.network, receivedAt: now, since: now, signals };
+      const data = { params, network: sender.network, receivedAt: now, since: now, signals };
       try {
-        if (!(await allowances.storeSpam())) return false;
+        if (!(await parts.quotas.keep(sender, true))) return false;
         // A full spam queue makes room: the oldest suspected spam goes.
         if ((await held.getWaitingCount()) >= UNDELIVERED_LIMIT) {
           const [oldest] = await held.getJobs(["wait"], 0, 0, true);
@@ -275,9 +275,9 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   };
 
   /** Not sent yet: kept within what one client may leave and the queue's places (decision 024), or dropped. */
-  async function keptOrNot(id: string, data: JobData, seen: Step, allowances: Allowances): Promise<Sent> {
+  async function keptOrNot(id: string, data: JobData, seen: Step, sender: Admitted): Promise<Sent> {
     if (seen.state === "sent") return { ok: true };
-    const allowance = await allowances.store();
+    const allowance = await parts.quotas.keep(sender, false);
     const places =
       allowance && allowance.first ? UNDELIVERED_LIMIT : UNDELIVERED_LIMIT - RESERVED_FOR_NEW_CLIENTS;
     const answering = await connection.zcount(INFLIGHT, Date.now() - INFLIGHT_MS, "+inf");
@@ -293,7 +293,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         : (seen.failure ?? (seen.for === "account" ? REFUSING : null));
     if (!failure) return { ok: true, held: "paced" };
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
-    await allowances.giveBack();
+    await parts.quotas.giveBack(sender);
     return { ok: false, ...failure };
   }
 
@@ -362,7 +362,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       who = "probe";
     }
     if (!d.networkCounted && !d.test) {
-      const share = await parts.networkShare(d.network);
+      const share = await parts.quotas.networkShare(d.network);
       if (!share.ok) return later(Date.now() + share.retryMs, "network_share");
     }
     const sent = await relay.send(d.params, { who, counted: d.counted });

@@ -3,15 +3,15 @@
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { HeldBack } from "./events.server";
-import type { Allowances } from "./limits.server";
+import type { Admitted } from "./limits.server";
 import type { Kept } from "./message-state";
 
 export type Sent =
   { ok: true; held?: HeldBack } | { ok: false; status: number; reason: ContactFailureReason };
 
 export type Delivery = {
-  send(params: TemplateParams, allowances: Allowances): Promise<Sent>;
-  keepAsSpam(params: TemplateParams, signals: string[], allowances: Allowances): Promise<boolean>;
+  send(params: TemplateParams, sender: Admitted): Promise<Sent>;
+  keepAsSpam(params: TemplateParams, signals: string[], sender: Admitted): Promise<boolean>;
 };
 
 /** What became of a message the owner sent: mailed, or still kept (and how). */

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
 import { UNKNOWN_CLIENT_KEY } from "./client.server";
-import type { Limits } from "./limits.server";
+import type { Quotas } from "./limits.server";
 import type { Relay } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
@@ -94,14 +94,14 @@ export async function sendKept(
 type RedeliveryOptions = {
   config: AppConfig;
   relay: Relay;
-  limits: Pick<Limits, "networkShare">;
+  quotas: Pick<Quotas, "networkShare">;
   notify: Notify;
   state: SharedState;
   log?: ContactLogger;
 };
 
 async function redeliverDue(
-  { config, relay, limits, log = logContactEvent }: RedeliveryOptions,
+  { config, relay, quotas, log = logContactEvent }: RedeliveryOptions,
   stopping: () => boolean,
 ) {
   const settings = config.redelivery;
@@ -129,7 +129,7 @@ async function redeliverDue(
       }
       // Held for its network's share: sent as the share allows, its unit taken now (decision 052).
       const network = entry.network ?? UNKNOWN_CLIENT_KEY;
-      if (entry.reason === "over_network_limit" && !(await limits.networkShare(network)).ok) continue;
+      if (entry.reason === "over_network_limit" && !(await quotas.networkShare(network)).ok) continue;
       const sent = await sendKept(file, entry, relay, {
         who: probe ? "probe" : "redelivery",
         settings,

@@ -41,12 +41,12 @@ export function createContactServices(
           state,
           log,
           notify,
-          networkShare: limits.networkShare,
+          quotas: limits.quotas,
           risks: redis.risks,
           relay: (pacing, waiting) =>
             createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY, waiting }),
         })
-      : createFolderEngine({ config, relay, notify, state, limits, log });
+      : createFolderEngine({ config, relay, notify, state, quotas: limits.quotas, log });
   return {
     config,
     toName,
