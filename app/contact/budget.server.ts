@@ -1,4 +1,5 @@
 // The send budget: mails that may have reached the provider, counted per day and per month (decision 045).
+import type { WaitingFor } from "./message-state";
 import type { SharedState } from "./shared-state.server";
 
 export type BudgetSettings = {
@@ -21,9 +22,9 @@ export type BudgetUsage = {
   month: { used: number; limit: number; turnsAt: Date };
 };
 
-export type BudgetHeld = "over_daily_limit" | "over_monthly_limit";
-
-type Taken = { ok: true; crossed: number | null } | { ok: false; held: BudgetHeld; turnsAt: Date };
+type Taken =
+  | { ok: true; crossed: number | null }
+  | { ok: false; waiting: Extract<WaitingFor, "day_limit" | "month_limit">; turnsAt: Date };
 
 export type Budget = {
   take(): Promise<Taken>;
@@ -78,10 +79,10 @@ export function createBudget(settings: BudgetSettings, state: SharedState, now =
         const ledger = current(stored, settings, at);
         const { dayEnd, monthEnd } = periods(settings, at);
         if (ledger.monthUsed >= settings.monthly) {
-          return { next: null, result: { ok: false, held: "over_monthly_limit", turnsAt: monthEnd } };
+          return { next: null, result: { ok: false, waiting: "month_limit", turnsAt: monthEnd } };
         }
         if (ledger.dayUsed >= settings.daily) {
-          return { next: null, result: { ok: false, held: "over_daily_limit", turnsAt: dayEnd } };
+          return { next: null, result: { ok: false, waiting: "day_limit", turnsAt: dayEnd } };
         }
         const monthUsed = ledger.monthUsed + 1;
         const crossed =

@@ -2,8 +2,9 @@
 import type { AppConfig, MailConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
-import type { ContactLogger, HeldBack, KeptEvent } from "./events.server";
+import type { ContactLogger, KeptEvent } from "./events.server";
 import type { Admitted, Quotas } from "./limits.server";
+import type { WaitingFor } from "./message-state";
 import type { Delivery, Sent } from "./queue.server";
 import { providerWords } from "./provider.server";
 import type { Relay, RelayOutcome } from "./relay.server";
@@ -33,7 +34,7 @@ export const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" }
 
 /** What a kept message becomes when the provider refused it for itself: held with its words (decision 053). */
 export const setAsideAs = (status: number, text: string) => ({
-  reason: REFUSED_FOR_ITSELF.reason,
+  for: "refused_by_provider" as const,
   upstreamStatus: status,
   providerText: providerWords(text),
   gaveUpAt: new Date().toISOString(),
@@ -52,10 +53,16 @@ export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): numb
   return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
 }
 
-const PROVIDER_FAILED: ReadonlySet<string> = new Set(Object.values(FAILURE).map(({ reason }) => reason));
+/** A failed send in the states' words: the account's refusal, or the provider's failure (it may have arrived). */
+export function waitingOn(reason: ContactFailureReason, uncertain: boolean) {
+  const waitingFor: WaitingFor =
+    reason === REFUSING.reason ? "account" : uncertain ? "uncertain" : "provider";
+  return { for: waitingFor, failure: reason };
+}
 
 /** Waiting on the provider's failure: the only wait that may give a message up or call for an alert (decision 052). */
-export const failedByProvider = (reason: string) => PROVIDER_FAILED.has(reason);
+export const failedByProvider = (entry: Pick<UndeliveredEntry, "for">) =>
+  entry.for === "provider" || entry.for === "uncertain";
 
 /**
  * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
@@ -70,18 +77,11 @@ export function failingSeconds(entry: UndeliveredEntry, settings: Settings, now:
 
 const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
-type RelayFailure = Exclude<RelayOutcome, { ok: true } | { held: Exclude<HeldBack, "over_network_limit"> }>;
+type RelayFailure = Exclude<RelayOutcome, { ok: true } | { waiting: Exclude<WaitingFor, "account"> }>;
 
 export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
-  return outcome.held || outcome.hint ? REFUSING : FAILURE[outcome.failure];
+  return outcome.waiting || outcome.hint ? REFUSING : FAILURE[outcome.failure];
 }
-
-const HELD: ReadonlySet<string> = new Set<HeldBack>([
-  "over_daily_limit",
-  "over_monthly_limit",
-  "paced",
-  "over_network_limit",
-]);
 
 const ageInDays = (time: string) => Math.floor((Date.now() - Date.parse(time)) / 86_400_000);
 
@@ -101,46 +101,37 @@ export function createDelivery(
   who: "visitor" | "owner" = "visitor",
 ): Delivery {
   const quotas = who === "owner" ? OWNER_QUOTAS : visitors;
-  async function keep(
-    event: KeptEvent,
-    dir: string,
-    params: TemplateParams,
-    keptAs: KeptAs,
-    sender: Admitted,
-    spam = false,
-  ): Promise<boolean> {
-    const mayStore = () => quotas.keep(sender, spam);
+  async function keep(params: TemplateParams, keptAs: KeptAs, sender: Admitted): Promise<boolean> {
+    const spam = keptAs.for === "suspected_spam";
     const evictOldest = spam
       ? (oldest: { time: string }) =>
           log({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: ageInDays(oldest.time) })
       : undefined;
     let stored: StoreOutcome | "failed";
     try {
-      const kept = { ...keptAs, network: sender.network };
-      stored = await storeUndelivered(dir, params, kept, { mayStore, evictOldest });
+      stored = await storeUndelivered(
+        spam ? mail.spamDir : mail.undeliveredDir,
+        params,
+        { ...keptAs, network: sender.network },
+        { mayStore: () => quotas.keep(sender, spam), evictOldest },
+      );
     } catch {
       stored = "failed";
     }
-    log({ ...event, stored });
+    const { for: keptFor, failure, uncertain, signals } = keptAs;
+    const event: KeptEvent = { outcome: "kept", for: keptFor, ...(failure ? { failure, uncertain } : {}) };
+    log({ ...event, ...(signals ? { signals } : {}), stored });
     return stored === "new" || stored === "existing";
   }
 
-  const hold = async (reason: HeldBack, params: TemplateParams, sender: Admitted): Promise<Sent> => {
-    const keptAs = { reason, uncertain: false, upstreamStatus: 0 };
-    const kept = await keep({ outcome: "kept", reason }, mail.undeliveredDir, params, keptAs, sender);
-    return kept ? { ok: true, held: reason } : NOT_KEPT;
+  const wait = async (waitingFor: WaitingFor, params: TemplateParams, sender: Admitted): Promise<Sent> => {
+    const kept = await keep(params, { for: waitingFor, uncertain: false, upstreamStatus: 0 }, sender);
+    return kept ? { ok: true, waiting: waitingFor } : NOT_KEPT;
   };
 
   return {
     keepAsSpam: (params, signals, sender) =>
-      keep(
-        { outcome: "kept", reason: "suspected_spam", signals },
-        mail.spamDir,
-        params,
-        { reason: "suspected_spam", signals, upstreamStatus: 0, uncertain: false },
-        sender,
-        true,
-      ),
+      keep(params, { for: "suspected_spam", signals, upstreamStatus: 0, uncertain: false }, sender),
 
     async send(params, sender) {
       if (mail.mode === "outbox") {
@@ -154,13 +145,14 @@ export function createDelivery(
       // Already waiting: the redelivery sends it; calling the provider again could mail it twice (decision 024).
       const waiting = await findKept(mail.undeliveredDir, params).catch(() => null);
       if (waiting) {
-        log({ outcome: "already_kept", reason: waiting.reason });
+        log({ outcome: "already_kept", for: waiting.for });
         if (setAside(waiting)) return { ok: false, ...REFUSED_FOR_ITSELF };
-        if (HELD.has(waiting.reason)) return { ok: true, held: waiting.reason as HeldBack };
-        const failure = [...Object.values(FAILURE), REFUSING].find(({ reason }) => reason === waiting.reason);
+        if (waiting.for === "account") return { ok: false, ...REFUSING };
+        if (!failedByProvider(waiting)) return { ok: true, waiting: waiting.for as WaitingFor };
+        const failure = Object.values(FAILURE).find(({ reason }) => reason === waiting.failure);
         return { ok: false, ...(failure ?? FAILURE.server_error) };
       }
-      if (!(await quotas.networkShare(sender.network)).ok) return hold("over_network_limit", params, sender);
+      if (!(await quotas.networkShare(sender.network)).ok) return wait("network_share", params, sender);
 
       log({ outcome: "accepted", transport: "relay" });
       const sent = await relay.send(params, { who });
@@ -168,27 +160,26 @@ export function createDelivery(
         await removeUndelivered(mail.undeliveredDir, params).catch(() => false);
         return { ok: true };
       }
-      if (sent.held && sent.held !== "provider_refusing") return hold(sent.held, params, sender);
-      if (!sent.held && sent.refusedForItself) {
+      if (sent.waiting && sent.waiting !== "account") return wait(sent.waiting, params, sender);
+      if (!sent.waiting && sent.refusedForItself) {
         const aside = { ...setAsideAs(sent.status, sent.text), uncertain: false, counted: sent.counted };
-        const event = { outcome: "kept", reason: aside.reason } as const;
-        if (!(await keep(event, mail.undeliveredDir, params, aside, sender))) return NOT_KEPT;
+        if (!(await keep(params, aside, sender))) return NOT_KEPT;
         // Not the visitor's failure either (decision 008).
         await quotas.giveBack(sender);
         return { ok: false, ...REFUSED_FOR_ITSELF };
       }
       const failure = failureOf(sent);
-      const keeping = { reason: failure.reason, uncertain: !sent.held && sent.uncertain };
+      const uncertain = !sent.waiting && sent.uncertain;
+      const waitingFor = waitingOn(failure.reason, uncertain);
       const kept = await keep(
-        { outcome: "undelivered", ...keeping },
-        mail.undeliveredDir,
         params,
         {
-          ...keeping,
-          upstreamStatus: sent.held ? 0 : sent.status,
-          counted: !sent.held && sent.counted,
+          ...waitingFor,
+          uncertain,
+          upstreamStatus: sent.waiting ? 0 : sent.status,
+          counted: !sent.waiting && sent.counted,
           // The give-up clock runs only while the provider fails it, not while the owner must act (decision 052).
-          ...(failure.reason !== REFUSING.reason ? { failedAt: new Date().toISOString() } : {}),
+          ...(failedByProvider(waitingFor) ? { failedAt: new Date().toISOString() } : {}),
         },
         sender,
       );

@@ -2,24 +2,26 @@
 import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
+import type { HeldFor, WaitingFor } from "./message-state";
 import type { StoreOutcome } from "./store.server";
 
-/** Why an accepted message was kept to be sent later, in the folder's words (queue-folder.server.ts maps them to states). */
-export type HeldBack =
-  "over_daily_limit" | "over_monthly_limit" | "paced" | "over_network_limit" | "queue_unreachable";
-
-export type KeptEvent =
-  | { outcome: "kept"; reason: "suspected_spam" | "refused_by_provider" | HeldBack; signals?: string[] }
-  | { outcome: "undelivered"; reason: ContactFailureReason; uncertain: boolean };
+/** A message kept to be sent later or held for the owner, in the states' words; with the provider's failure, as the visitor heard it. */
+export type KeptEvent = {
+  outcome: "kept";
+  for: WaitingFor | HeldFor;
+  failure?: ContactFailureReason;
+  uncertain?: boolean;
+  signals?: string[];
+};
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
   | { outcome: "dropped"; reason: "honeypot" }
-  | { outcome: "already_kept"; reason: string }
+  | { outcome: "already_kept"; for: WaitingFor | HeldFor }
   | { outcome: "unconfirmed"; problem: string }
   | { outcome: "redelivered"; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_failed"; upstreamStatus: number; attempts: number; uncertain: boolean }
-  | { outcome: "gave_up"; reason: string; attempts: number; uncertain: boolean }
+  | { outcome: "gave_up"; for: WaitingFor; attempts: number; uncertain: boolean }
   | { outcome: "redelivery_error"; error: string }
   | { outcome: "refused"; status: number; reason: ContactFailureReason | "too_many_refusals" }
   | {
@@ -33,7 +35,13 @@ export type ContactEvent =
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
   | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
-  | { outcome: "purged"; folder: "spam" | "undelivered" | "queue"; reason: string; ageDays: number }
+  | {
+      outcome: "purged";
+      folder: "spam" | "undelivered" | "queue";
+      reason: "expired" | "folder_full";
+      for?: WaitingFor | HeldFor;
+      ageDays: number;
+    }
   | { outcome: "imported"; count: number }
   | { outcome: "state_error"; error: string }
   | AlertEvent

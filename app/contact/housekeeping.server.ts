@@ -77,12 +77,13 @@ export async function tidyAndReport(
   ].filter(({ since }) => age(since) > keepMs);
   for (const { file, entry, since, folder } of expired) {
     await rm(file, { force: true });
-    log({ outcome: "purged", folder, reason: entry.reason, ageDays: Math.floor(age(since) / DAY_MS) });
+    const ageDays = Math.floor(age(since) / DAY_MS);
+    log({ outcome: "purged", folder, reason: "expired", for: entry.for, ageDays });
   }
 
   // Waiting on the provider's failures, by how long they have failed: what is held by us has its own alert or none.
   const failing = waiting.messages
-    .filter(({ entry }) => !entry.gaveUp && failedByProvider(entry.reason))
+    .filter(({ entry }) => !entry.gaveUp && failedByProvider(entry))
     .map(({ entry }) => failingSeconds(entry, config.redelivery, now));
   await tellOwner(
     config,

@@ -22,19 +22,12 @@ import {
   type UndeliveredEntry,
 } from "./store.server";
 
-/** The folder's reasons in the states' words. */
-const WAITING_FOR: Record<string, WaitingFor> = {
-  provider_refusing: "account",
-  paced: "pace",
-  over_daily_limit: "day_limit",
-  over_monthly_limit: "month_limit",
-  over_network_limit: "network_share",
-};
-
 function keptState(entry: UndeliveredEntry, spam: boolean): KeptState {
   if (spam) return { state: "held", for: "suspected_spam" };
-  if (setAside(entry)) return { state: "held", for: "refused_by_provider" };
-  const waitingFor = WAITING_FOR[entry.reason] ?? (mayHaveArrived(entry) ? "uncertain" : "provider");
+  if (entry.for === "suspected_spam" || entry.for === "refused_by_provider")
+    return { state: "held", for: entry.for };
+  // An attempt that ran when the process stopped may have arrived.
+  const waitingFor = entry.for === "provider" && mayHaveArrived(entry) ? "uncertain" : entry.for;
   return entry.gaveUp ? { state: "given_up", for: waitingFor } : { state: "waiting", for: waitingFor };
 }
 
@@ -66,7 +59,7 @@ export function createFolderEngine({
   function kept(file: string, entry: UndeliveredEntry, spam: boolean): Kept {
     const now = Date.now();
     const inState = keptState(entry, spam);
-    const failing = inState.state === "waiting" && failedByProvider(entry.reason);
+    const failing = inState.state === "waiting" && failedByProvider(entry);
     return {
       ...inState,
       id: path.basename(file, ".json"),
@@ -153,7 +146,7 @@ export function createFolderEngine({
           const result = await ownerDelivery.send(held.entry.template_params, OWNER);
           // Sent, or kept in undelivered/ to be sent again: no longer held either way.
           if (result.ok || result.reason !== "not_kept") await rm(held.file, { force: true });
-          if (result.ok && !result.held) return { sent: true };
+          if (result.ok && !result.waiting) return { sent: true };
           return { sent: false, kept: await find(id) };
         },
         { wait: true },
@@ -178,12 +171,8 @@ export function createFolderEngine({
       const sent = await relay.send(params, { who: "owner" });
       if (sent.ok) return { sent: true };
       const now = new Date().toISOString();
-      const waitingFor: WaitingFor = sent.held
-        ? (WAITING_FOR[sent.held] ?? "account")
-        : sent.hint
-          ? "account"
-          : "provider";
-      const providerText = sent.held ? sent.held.replaceAll("_", " ") : providerWords(sent.text);
+      const waitingFor: WaitingFor = sent.waiting ?? (sent.hint ? "account" : "provider");
+      const providerText = sent.waiting ? sent.waiting.replaceAll("_", " ") : providerWords(sent.text);
       return {
         sent: false,
         kept: {

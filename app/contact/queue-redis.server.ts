@@ -216,13 +216,13 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         );
         if (setAside) {
           waiters.delete(id);
-          log({ outcome: "already_kept", reason: setAside.data.heldFor ?? "held" });
+          log({ outcome: "already_kept", for: setAside.data.heldFor ?? "suspected_spam" });
           return answer(kept(setAside, "waiting"));
         }
         const state = existing && (await existing.getState());
         if (existing && state !== "failed") {
           waiters.delete(id);
-          log({ outcome: "already_kept", reason: existing.data.waitingFor ?? "queued" });
+          log({ outcome: "already_kept", for: existing.data.waitingFor ?? "pace" });
           return state === "completed" ? { ok: true } : answer(kept(existing, state ?? "unknown"));
         }
         await existing?.remove();
@@ -258,17 +258,23 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
           if (oldest) {
             await oldest.remove();
             const ageDays = Math.floor((Date.now() - oldest.timestamp) / 86_400_000);
-            log({ outcome: "purged", folder: "queue", reason: "folder_full", ageDays });
+            log({
+              outcome: "purged",
+              folder: "queue",
+              reason: "folder_full",
+              for: "suspected_spam",
+              ageDays,
+            });
           }
         }
         await withTimeout(
           held.add("held", { ...data, heldFor: "suspected_spam" }, { jobId: messageId(params) }),
           ADD_TIMEOUT_MS,
         );
-        log({ outcome: "kept", reason: "suspected_spam", signals, stored: "new" });
+        log({ outcome: "kept", for: "suspected_spam", signals, stored: "new" });
         return true;
       } catch {
-        log({ outcome: "kept", reason: "suspected_spam", signals, stored: "failed" });
+        log({ outcome: "kept", for: "suspected_spam", signals, stored: "failed" });
         return false;
       }
     },
@@ -284,14 +290,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     if (!allowance || (await messages.getJobCountByTypes(...KEPT_STATES)) - answering >= places) {
       if ((await messages.remove(id).catch(() => 0)) === 1) void leftRound(data.network);
       const stored = allowance ? "full" : "client_full";
-      log({ outcome: "undelivered", reason: "not_kept", uncertain: false, stored });
+      log({ outcome: "kept", for: seen.state === "held" ? "refused_by_provider" : seen.for, stored });
       return NOT_KEPT;
     }
     const failure =
       seen.state === "held"
         ? REFUSED_FOR_ITSELF
         : (seen.failure ?? (seen.for === "account" ? REFUSING : null));
-    if (!failure) return { ok: true, held: "paced" };
+    if (!failure) return { ok: true, waiting: seen.state === "waiting" ? seen.for : "pace" };
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
     await parts.quotas.giveBack(sender);
     return { ok: false, ...failure };
@@ -299,11 +305,11 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 
   /** Redis away: this instance's disk keeps it, and the next tick moves it into the queue. */
   async function spool(params: TemplateParams, network: string) {
-    const keptAs = { reason: "queue_unreachable" as const, uncertain: false, upstreamStatus: 0, network };
+    const keptAs = { for: "queue" as const, uncertain: false, upstreamStatus: 0, network };
     try {
       const stored = await storeUndelivered(config.mail.undeliveredDir, params, keptAs);
-      log({ outcome: "kept", reason: "queue_unreachable", stored });
-      return stored === "new" || stored === "existing" ? ({ ok: true, held: "paced" } as const) : NOT_KEPT;
+      log({ outcome: "kept", for: "queue", stored });
+      return stored === "new" || stored === "existing" ? ({ ok: true, waiting: "queue" } as const) : NOT_KEPT;
     } catch {
       return NOT_KEPT;
     }
@@ -339,7 +345,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       return { ok: false, status: 502, reason: "upstream_error" } as const;
     }
     if (message.state === "waiting" && message.for === "account") return { ok: false, ...REFUSING } as const;
-    return { ok: true, held: "paced" } as const;
+    return { ok: true, waiting: message.state === "waiting" ? message.for : "pace" } as const;
   }
 
   // The worker: one per instance; BullMQ's limiter is the provider's rate for all of them together.
@@ -366,20 +372,20 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       if (!share.ok) return later(Date.now() + share.retryMs, "network_share");
     }
     const sent = await relay.send(d.params, { who, counted: d.counted });
-    const spent = { networkCounted: true, counted: d.counted || (!sent.ok && !sent.held && sent.counted) };
+    const spent = { networkCounted: true, counted: d.counted || (!sent.ok && !sent.waiting && sent.counted) };
     if (sent.ok) return { state: "sent" };
     // The owner's test is tried once: what stopped it is its answer, never a later mail.
     if (d.test) {
-      const why = sent.held ? sent.held.replaceAll("_", " ") : providerWords(sent.text);
+      const why = sent.waiting ? sent.waiting.replaceAll("_", " ") : providerWords(sent.text);
       await job.updateData({ ...d, providerText: why });
       throw new UnrecoverableError(why);
     }
-    if (sent.held === "over_daily_limit" || sent.held === "over_monthly_limit") {
+    if (sent.waiting === "day_limit" || sent.waiting === "month_limit") {
       const { day, month } = await relay.budget.usage();
-      const turns = sent.held === "over_daily_limit" ? day.turnsAt : month.turnsAt;
-      return later(turns.getTime(), sent.held === "over_daily_limit" ? "day_limit" : "month_limit", spent);
+      const turns = sent.waiting === "day_limit" ? day.turnsAt : month.turnsAt;
+      return later(turns.getTime(), sent.waiting, spent);
     }
-    if (sent.held) return later(Date.now() + config.providerProbeSeconds * 1_000, "account", spent);
+    if (sent.waiting) return later(Date.now() + config.providerProbeSeconds * 1_000, "account", spent);
     const providerText = providerWords(sent.text);
     if (sent.status === 429) {
       await job.updateData({ ...d, ...spent, waitingFor: "pace" });
@@ -400,7 +406,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         { ...d, ...spent, heldFor, providerText, since: new Date().toISOString() },
         { jobId: job.id },
       );
-      log({ outcome: "kept", reason: heldFor, stored: "new" });
+      log({ outcome: "kept", for: heldFor, stored: "new" });
       return { state: "held" };
     }
     const uncertain = Boolean(d.uncertain) || sent.uncertain;
@@ -526,12 +532,12 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
           });
         }
       });
-      worker.on("failed", (job, error) => {
+      worker.on("failed", (job) => {
         if (!job || job.data.test || job.attemptsMade < (job.opts.attempts ?? 1)) return;
         void leftRound(job.data.network);
         log({
           outcome: "gave_up",
-          reason: error.message,
+          for: job.data.waitingFor ?? "provider",
           attempts: job.attemptsMade,
           uncertain: Boolean(job.data.uncertain),
         });

@@ -2,12 +2,11 @@
 // (decision 053). The action sends through `delivery`; the owner's commands go through `owner`.
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
-import type { HeldBack } from "./events.server";
 import type { Admitted } from "./limits.server";
-import type { Kept } from "./message-state";
+import type { Kept, WaitingFor } from "./message-state";
 
 export type Sent =
-  { ok: true; held?: HeldBack } | { ok: false; status: number; reason: ContactFailureReason };
+  { ok: true; waiting?: WaitingFor } | { ok: false; status: number; reason: ContactFailureReason };
 
 export type Delivery = {
   send(params: TemplateParams, sender: Admitted): Promise<Sent>;

@@ -4,7 +4,8 @@ import type { AppConfig } from "~/config.server";
 import { tidyAndReport, type Notify } from "./housekeeping.server";
 import { UNKNOWN_CLIENT_KEY } from "./client.server";
 import type { Quotas } from "./limits.server";
-import type { Relay } from "./relay.server";
+import type { WaitingFor } from "./message-state";
+import type { Relay, RelayWait } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
   mayHaveArrived,
@@ -12,6 +13,7 @@ import {
   sentByItself,
   whileResending,
   writeEntry,
+  type KeptAs,
   type UndeliveredEntry,
 } from "./store.server";
 import {
@@ -21,6 +23,7 @@ import {
   nextAttemptAt,
   redeliveryBackoffSeconds,
   setAsideAs,
+  waitingOn,
 } from "./delivery.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 
@@ -34,8 +37,15 @@ function stretchClosed(entry: UndeliveredEntry, settings: Settings, now: number)
 
 type SentAgain =
   | { ok: true; attempts: number; uncertain: boolean }
-  | { ok: false; held: true; reason: string }
-  | { ok: false; held: false; attempts: number; reason: string; status: number; uncertain: boolean };
+  | { ok: false; waiting: RelayWait }
+  | {
+      ok: false;
+      waiting?: undefined;
+      attempts: number;
+      for: KeptAs["for"];
+      status: number;
+      uncertain: boolean;
+    };
 
 export async function sendKept(
   file: string,
@@ -57,38 +67,31 @@ export async function sendKept(
   }
   const now = Date.now();
   const rest = stretchClosed(entry, settings, now);
-  if (sent.held) {
-    await writeEntry(file, { ...rest, reason: sent.held });
-    return { ok: false, held: true, reason: sent.held };
+  if (sent.waiting) {
+    await writeEntry(file, { ...rest, for: sent.waiting });
+    return { ok: false, waiting: sent.waiting };
   }
   if (sent.refusedForItself) {
     // Set aside for the owner with the provider's words; the rest go on.
     const aside = setAsideAs(sent.status, sent.text);
     await writeEntry(file, { ...rest, ...aside, attempts });
-    return {
-      ok: false,
-      held: false,
-      attempts,
-      reason: aside.reason,
-      status: sent.status,
-      uncertain: wasUncertain,
-    };
+    return { ok: false, attempts, for: aside.for, status: sent.status, uncertain: wasUncertain };
   }
-  const { reason } = failureOf(sent);
   const uncertain = wasUncertain || sent.uncertain;
+  const waitingFor = waitingOn(failureOf(sent).reason, uncertain);
   await writeEntry(file, {
     ...rest,
-    reason,
+    ...waitingFor,
     upstreamStatus: sent.status,
     uncertain,
     ...(sent.counted ? { counted: true } : {}),
     attempts,
-    ...(failedByProvider(reason) ? { failedAt: new Date(now).toISOString() } : {}),
+    ...(failedByProvider(waitingFor) ? { failedAt: new Date(now).toISOString() } : {}),
     nextAttempt: new Date(
       now + redeliveryBackoffSeconds(attempts, uncertain, settings) * 1_000,
     ).toISOString(),
   });
-  return { ok: false, held: false, attempts, reason, status: sent.status, uncertain };
+  return { ok: false, attempts, for: waitingFor.for, status: sent.status, uncertain };
 }
 
 type RedeliveryOptions = {
@@ -114,12 +117,12 @@ async function redeliverDue(
       // Read again just before sending: a visitor's re-post may have delivered or changed it.
       const entry = await readUndelivered(file);
       if ("problem" in entry || !sentByItself(entry)) continue;
-      if (failedByProvider(entry.reason)) {
+      if (failedByProvider(entry)) {
         if (failingSeconds(entry, settings, Date.now()) >= settings.forHours * 3_600) {
           await writeEntry(file, { ...entry, gaveUp: true, gaveUpAt: new Date().toISOString() });
           log({
             outcome: "gave_up",
-            reason: entry.reason,
+            for: entry.for as WaitingFor,
             attempts: entry.attempts ?? 0,
             uncertain: mayHaveArrived(entry),
           });
@@ -129,7 +132,7 @@ async function redeliverDue(
       }
       // Held for its network's share: sent as the share allows, its unit taken now (decision 052).
       const network = entry.network ?? UNKNOWN_CLIENT_KEY;
-      if (entry.reason === "over_network_limit" && !(await quotas.networkShare(network)).ok) continue;
+      if (entry.for === "network_share" && !(await quotas.networkShare(network)).ok) continue;
       const sent = await sendKept(file, entry, relay, {
         who: probe ? "probe" : "redelivery",
         settings,
@@ -137,7 +140,7 @@ async function redeliverDue(
       });
       probe = false;
       if (sent.ok) log({ outcome: "redelivered", attempts: sent.attempts, uncertain: sent.uncertain });
-      else if (sent.held) return;
+      else if (sent.waiting) return;
       else {
         log({
           outcome: "redelivery_failed",
@@ -145,7 +148,7 @@ async function redeliverDue(
           attempts: sent.attempts,
           uncertain: sent.uncertain,
         });
-        if (sent.reason === "provider_refusing") return;
+        if (sent.for === "account") return;
       }
     }
   });

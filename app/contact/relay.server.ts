@@ -2,7 +2,7 @@
 import type { AppConfig } from "~/config.server";
 import type { SharedState } from "./shared-state.server";
 import type { OwnerAlert } from "./alerts.server";
-import { createBudget, type Budget, type BudgetHeld } from "./budget.server";
+import { createBudget, type Budget } from "./budget.server";
 import {
   buildSendBody,
   RETRIES_WITHIN_A_REQUEST,
@@ -16,18 +16,20 @@ import { createPacing, type Pacing } from "./pacing.server";
 import { countUndelivered, messageId } from "./store.server";
 import { accountRefusal, createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
+import type { WaitingFor } from "./message-state";
 
 /** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
 export type Sender = "visitor" | "redelivery" | "probe" | "owner";
 
-export type Held = BudgetHeld | "paced" | "provider_refusing";
+/** Not sent, and nothing asked of the provider: what the message waits for. */
+export type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
 
 export type RelayOutcome =
   | { ok: true; status: number; attempts: number }
-  | { ok: false; held: Held }
+  | { ok: false; waiting: RelayWait }
   | {
       ok: false;
-      held?: undefined;
+      waiting?: undefined;
       failure: Exclude<SendFailureKind, "paced">;
       status: number;
       text: string;
@@ -94,13 +96,13 @@ export function createRelay(
     async send(params, { who, counted = false, stopping }) {
       if (mail.mode !== "relay") throw new Error("the relay needs the EmailJS ids");
       if (who === "visitor" || who === "redelivery") {
-        if ((await provider.read()).state === "refusing") return { ok: false, held: "provider_refusing" };
+        if ((await provider.read()).state === "refusing") return { ok: false, waiting: "account" };
       }
       let taken = false;
       if (!counted) {
         const unit = await orElse(budget.take(), { ok: true, crossed: null });
         taken = true;
-        if (!unit.ok) return { ok: false, held: unit.held };
+        if (!unit.ok) return { ok: false, waiting: unit.waiting };
         if (unit.crossed) {
           const { month } = await budget.usage();
           notify({
@@ -141,7 +143,7 @@ export function createRelay(
       }
       const spent = counted || result.uncertain;
       if (!spent && taken) await orElse(budget.giveBack(), undefined);
-      if (result.failure === "paced") return { ok: false, held: "paced" };
+      if (result.failure === "paced") return { ok: false, waiting: "pace" };
       if (result.status === 429 || (result.status === 503 && result.retryAfterMs !== null)) {
         const askedMs = result.retryAfterMs ?? DEFAULT_PAUSE_MS;
         await pacing.pause(Math.min(askedMs, RETRY_AFTER_CAP_MS));

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { LOCK_WAIT, writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import type { HeldBack } from "./events.server";
+import type { HeldFor, WaitingFor } from "./message-state";
 
 type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -27,11 +27,12 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
   return file;
 }
 
-type KeptReason = ContactFailureReason | "suspected_spam" | HeldBack;
-
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
-  reason: KeptReason;
+  /** What it waits for, or why it is held for the owner, in the states' words (message-state.ts). */
+  for: WaitingFor | HeldFor;
+  /** Waiting on the provider or the account: what the visitor was told, and a re-post is told again. */
+  failure?: ContactFailureReason;
   upstreamStatus: number;
   /** Some attempt may have reached the provider: resending may duplicate it. */
   uncertain: boolean;
@@ -57,7 +58,8 @@ export type UndeliveredEntry = OutboxEntry & {
 
 export type KeptAs = Pick<
   UndeliveredEntry,
-  | "reason"
+  | "for"
+  | "failure"
   | "upstreamStatus"
   | "uncertain"
   | "signals"
@@ -92,7 +94,7 @@ async function entryFiles(dir: string): Promise<string[]> {
 }
 
 /** Held for the owner: the provider refused this message for itself. */
-export const setAside = (entry: Pick<UndeliveredEntry, "reason">) => entry.reason === "refused_by_provider";
+export const setAside = (entry: Pick<UndeliveredEntry, "for">) => entry.for === "refused_by_provider";
 
 /** Not given up, nor set aside for the owner (decision 052). */
 export const sentByItself = (entry: UndeliveredEntry) => !entry.gaveUp && !setAside(entry);
@@ -117,6 +119,38 @@ async function locked<T>(dir: string, name: string, wait: boolean, work: () => P
   }
 }
 
+const STATE_WORDS = [
+  ...([
+    "provider",
+    "uncertain",
+    "account",
+    "pace",
+    "day_limit",
+    "month_limit",
+    "network_share",
+    "queue",
+  ] as const),
+  ...(["suspected_spam", "refused_by_provider"] as const),
+] satisfies (WaitingFor | HeldFor)[];
+
+const EARLIER_WORDS: Record<string, WaitingFor | HeldFor> = {
+  provider_refusing: "account",
+  paced: "pace",
+  over_daily_limit: "day_limit",
+  over_monthly_limit: "month_limit",
+  over_network_limit: "network_share",
+  queue_unreachable: "queue",
+  suspected_spam: "suspected_spam",
+  refused_by_provider: "refused_by_provider",
+};
+
+/** A file of the previous version: its `reason`, a wait or else the provider's failure, in the states' words. */
+function inTheStatesWords(reason: string, uncertain: boolean): Pick<UndeliveredEntry, "for" | "failure"> {
+  const word = EARLIER_WORDS[reason];
+  if (word) return word === "account" ? { for: word, failure: "provider_refusing" } : { for: word };
+  return { for: uncertain ? "uncertain" : "provider", failure: reason as ContactFailureReason };
+}
+
 const ENTRY = z.object({
   lib_version: z.string(),
   template_params: z.object({
@@ -127,7 +161,10 @@ const ENTRY = z.object({
     to_name: z.string(),
   }),
   time: z.unknown().optional(),
-  reason: z.string(),
+  for: z.enum(STATE_WORDS).optional(),
+  failure: z.string().optional(),
+  /** The previous version's one word for what it waited for (or a failure), read once as `for`. */
+  reason: z.string().optional(),
   upstreamStatus: z.number(),
   uncertain: z.boolean(),
   signals: z.array(z.string()).optional(),
@@ -166,8 +203,14 @@ export async function readUndelivered(file: string): Promise<UndeliveredEntry | 
     if (!stat.isFile()) return { problem: "not a regular file" };
     if (stat.size > ENTRY_MAX_BYTES) return { problem: `too large (${stat.size} bytes)` };
     const parsed = ENTRY.safeParse(JSON.parse(await handle.readFile("utf8")));
-    if (!parsed.success) return { problem: "not a kept message" };
-    return { ...parsed.data, time: arrival(parsed.data.time, stat.mtimeMs) } as UndeliveredEntry;
+    if (!parsed.success || !(parsed.data.for ?? parsed.data.reason)) return { problem: "not a kept message" };
+    const { reason, ...entry } = parsed.data;
+    const time = arrival(entry.time, stat.mtimeMs);
+    return {
+      ...entry,
+      ...(reason && !entry.for ? inTheStatesWords(reason, entry.uncertain) : {}),
+      time,
+    } as UndeliveredEntry;
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message})` };
   } finally {
@@ -252,7 +295,8 @@ export async function storeUndelivered(
         ...existing,
         ...outboxEntry(params),
         time: existing?.time ?? now.toISOString(),
-        reason: failure.reason,
+        for: failure.for,
+        failure: failure.failure,
         upstreamStatus: failure.upstreamStatus,
         uncertain: Boolean(existing?.uncertain) || failure.uncertain,
         ...(failure.signals ? { signals: failure.signals } : {}),

@@ -49,7 +49,8 @@ async function keep(subject: string, fields: Partial<UndeliveredEntry>, folder =
     lib_version: "4.4.1",
     template_params: paramsOf(subject),
     time: new Date().toISOString(),
-    reason: "upstream_error",
+    for: "provider",
+    failure: "upstream_error",
     upstreamStatus: 500,
     uncertain: false,
     ...fields,
@@ -83,7 +84,7 @@ async function postFrom(client: string, subject: string) {
 describe("the folder engine's rules", { timeout: 60_000 }, () => {
   it("gives a message up only after CONTACT_REDELIVER_FOR_HOURS of the provider's failures, never for time held", async () => {
     // Held 4 days for the budget, never failed: its first failure starts the clock.
-    await keep("Held for the budget", { time: ago(4 * DAY), reason: "over_daily_limit", upstreamStatus: 0 });
+    await keep("Held for the budget", { time: ago(4 * DAY), for: "day_limit", upstreamStatus: 0 });
     // Failed once 2 hours ago, then waited for the owner's fix (or a stopped server): 1 s of failing.
     await keep("Waited for the owner", {
       time: ago(2 * HOUR),
@@ -125,7 +126,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     // Held 35 days for its network's share: still to be sent, never deleted.
     await keep("Held for the network", {
       time: ago(35 * DAY),
-      reason: "over_network_limit",
+      for: "network_share",
       upstreamStatus: 0,
     });
     await start({ CONTACT_KEEP_DAYS: "30" });
@@ -151,11 +152,11 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     for (let i = 0; i < 1_000; i++) await writeFile(path.join(dir, `junk-${i}.json`), "{}", { mode: 0o600 });
     // Dated 2099, its file written 31 days ago: spam held that long goes.
-    await keep("Spam from 2099", { time: "2099-01-01T00:00:00.000Z", reason: "suspected_spam" }, "spam");
+    await keep("Spam from 2099", { time: "2099-01-01T00:00:00.000Z", for: "suspected_spam" }, "spam");
     const monthAgo = new Date(Date.now() - 31 * DAY);
     await utimes(fileOf("spam", "Spam from 2099"), monthAgo, monthAgo);
     // No time at all: still a message, sent like any other.
-    await keep("Timeless", { reason: "over_daily_limit", upstreamStatus: 0 });
+    await keep("Timeless", { for: "day_limit", upstreamStatus: 0 });
     const timeless = JSON.parse(await readFile(fileOf("undelivered", "Timeless"), "utf8"));
     delete timeless.time;
     await writeFile(fileOf("undelivered", "Timeless"), JSON.stringify(timeless), { mode: 0o600 });
@@ -167,7 +168,9 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
 
     await expect.poll(() => arrivals("Timeless").length, { timeout: 20_000, interval: 100 }).toBe(1);
     await expect.poll(() => entryOf("Spam from 2099", "spam"), { timeout: 20_000, interval: 100 }).toBeNull();
-    expect(log()).toMatch(/"outcome":"purged","folder":"spam","reason":"suspected_spam","ageDays":31/);
+    expect(log()).toMatch(
+      /"outcome":"purged","folder":"spam","reason":"expired","for":"suspected_spam","ageDays":31/,
+    );
   });
 
   it("a message over its network's daily share is sent by itself on the network's next day, and counts in it", async () => {
@@ -176,7 +179,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     expect(arrivals("First of the day")).toHaveLength(1);
     expect(await postFrom("198.51.100.2", "Over the share")).toBe(303);
     expect(await entryOf("Over the share")).toMatchObject({
-      reason: "over_network_limit",
+      for: "network_share",
       network: "198.51.100.0/24",
     });
     expect(arrivals("Over the share")).toHaveLength(0);
@@ -185,7 +188,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
     await expect.poll(() => entryOf("Over the share"), { timeout: 20_000, interval: 100 }).toBeNull();
     // It took the new day's share: the next message from the network waits.
     expect(await postFrom("198.51.100.3", "Next of the new day")).toBe(303);
-    expect(await entryOf("Next of the new day")).toMatchObject({ reason: "over_network_limit" });
+    expect(await entryOf("Next of the new day")).toMatchObject({ for: "network_share" });
   });
 
   it("'messages waiting' is about the provider's failures: a message held for its network neither raises it nor keeps it quiet", async () => {
@@ -203,7 +206,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
       // Held 2 hours for that network's share, which stays used today: not waiting on the provider.
       await keep("Held for the network", {
         time: ago(2 * HOUR),
-        reason: "over_network_limit",
+        for: "network_share",
         upstreamStatus: 0,
         network: "198.51.100.0/24",
       });
@@ -226,7 +229,7 @@ describe("the folder engine's rules", { timeout: 60_000 }, () => {
   });
 
   it("a backlog drains fairly: 40 messages from 20 networks cannot put a 21st network's visitor behind them", async () => {
-    const held = { reason: "over_monthly_limit", upstreamStatus: 0 } as const;
+    const held = { for: "month_limit", upstreamStatus: 0 } as const;
     for (let i = 0; i < 40; i++) {
       const network = `203.0.${i % 20}.0/24`;
       await keep(`Flood ${i}`, { ...held, time: ago(2 * HOUR - i * 1_000), network });

@@ -77,14 +77,14 @@ it("list and spam list print a kept message's hidden and control characters as e
       to_name: OWNER,
     },
     time: "2026-11-20T10:00:00.000Z",
-    reason: "suspected_spam",
     upstreamStatus: 0,
     uncertain: false,
     signals: ["link_in_name\u200e"],
   };
   for (const folder of ["undelivered", "spam"]) {
     await mkdir(path.join(scratch.outbox, folder), { recursive: true });
-    await writeFile(path.join(scratch.outbox, folder, "hidden.json"), JSON.stringify(entry));
+    const kept = { ...entry, for: folder === "spam" ? "suspected_spam" : "provider" };
+    await writeFile(path.join(scratch.outbox, folder, "hidden.json"), JSON.stringify(kept));
   }
   const escaped = "\\u{200F}\\u{61C}\\u{200B}\\u{2060}";
   for (const args of [["list"], ["spam", "list"]]) {

@@ -31,7 +31,8 @@ async function keepOld(
     lib_version: "4.4.1",
     template_params: params,
     time: new Date(Date.now() - days * DAY).toISOString(),
-    reason: folder === "spam" ? "suspected_spam" : "upstream_error",
+    for: folder === "spam" ? "suspected_spam" : "provider",
+    ...(folder === "spam" ? {} : { failure: "upstream_error" as const }),
     upstreamStatus: folder === "spam" ? 0 : 500,
     uncertain: false,
     ...extra,
@@ -50,7 +51,7 @@ describe("retention", () => {
     const oldGivenUp = await keepOld("undelivered", "Old given up", 31, { gaveUp: true });
     const youngGivenUp = await keepOld("undelivered", "Young given up", 29, { gaveUp: true });
     // Still waiting to be sent: never deleted, however old.
-    const oldWaiting = await keepOld("undelivered", "Old but waiting", 40, { reason: "over_monthly_limit" });
+    const oldWaiting = await keepOld("undelivered", "Old but waiting", 40, { for: "month_limit" });
     const events: ContactEvent[] = [];
     const told: OwnerAlert[] = [];
     const config = testConfig(env({ CONTACT_KEEP_DAYS: "30" }));
@@ -65,8 +66,8 @@ describe("retention", () => {
     expect(await files("spam")).toEqual([youngSpam]);
     expect(await files("undelivered")).toEqual([youngGivenUp, oldWaiting].sort());
     expect(events).toEqual([
-      { outcome: "purged", folder: "spam", reason: "suspected_spam", ageDays: 31 },
-      { outcome: "purged", folder: "undelivered", reason: "upstream_error", ageDays: 31 },
+      { outcome: "purged", folder: "spam", reason: "expired", for: "suspected_spam", ageDays: 31 },
+      { outcome: "purged", folder: "undelivered", reason: "expired", for: "provider", ageDays: 31 },
     ]);
     expect(JSON.stringify(events)).not.toMatch(/Old spam|Old given up|ada@example/);
     expect([oldSpam, oldGivenUp]).not.toContain(youngSpam);
@@ -111,7 +112,7 @@ describe("outbox status and outbox test", () => {
 
   it("status: a long wait for the budget needs nobody; the provider failing past the alert's time does (exit 1)", async () => {
     await keepOld("undelivered", "Held for the month", 40, {
-      reason: "over_monthly_limit",
+      for: "month_limit",
       upstreamStatus: 0,
     });
     const waiting = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));

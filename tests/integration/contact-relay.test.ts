@@ -57,7 +57,7 @@ async function stored() {
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** Exactly one kept message, with these flags, holding the body without ids or keys. */
-async function expectKept(flags: { reason: string; upstreamStatus: number; uncertain: boolean }) {
+async function expectKept(flags: { failure: string; upstreamStatus: number; uncertain: boolean }) {
   const files = await stored();
   expect(files).toHaveLength(1);
   const [file] = files;
@@ -68,6 +68,7 @@ async function expectKept(flags: { reason: string; upstreamStatus: number; uncer
     lib_version: "4.4.1",
     template_params: VALID_TEMPLATE_PARAMS,
     time: expect.stringMatching(ISO_TIME),
+    for: flags.uncertain ? "uncertain" : "provider",
     ...flags,
     // The give-up clock starts at the provider's failure; the network is the client's (decision 052).
     failedAt: expect.stringMatching(ISO_TIME),
@@ -98,7 +99,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
       expect(scratch.fake.requests).toHaveLength(1);
       const [file] = await stored();
       expect(file!.entry).toMatchObject({
-        reason: "refused_by_provider",
+        for: "refused_by_provider",
         upstreamStatus: status,
         uncertain: false,
         providerText: "Bad request",
@@ -114,7 +115,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
           durationMs: expect.any(Number),
           providerText: "Bad request",
         },
-        { outcome: "kept", reason: "refused_by_provider", stored: "new" },
+        { outcome: "kept", for: "refused_by_provider", stored: "new" },
         { outcome: "refused", status: 502, reason: "refused_by_provider" },
       ]);
       await expectQuotaUnused(run);
@@ -126,7 +127,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_rejected");
     expect(scratch.fake.requests).toHaveLength(1);
-    await expectKept({ reason: "upstream_rejected", upstreamStatus: 429, uncertain: false });
+    await expectKept({ failure: "upstream_rejected", upstreamStatus: 429, uncertain: false });
   });
 
   it.each([500, 502, 503])(
@@ -137,7 +138,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
       expect(scratch.fake.requests).toHaveLength(1);
-      await expectKept({ reason: "upstream_error", upstreamStatus: status, uncertain: true });
+      await expectKept({ failure: "upstream_error", upstreamStatus: status, uncertain: true });
       await expectQuotaUnused(run);
     },
   );
@@ -147,7 +148,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
     expect(scratch.fake.requests).toHaveLength(1);
-    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+    await expectKept({ failure: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 
   it("no answer in time: 504 after one attempt, kept as uncertain", async () => {
@@ -157,7 +158,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     expect(failure.data).toEqual({ ok: false, status: 504, reason: "upstream_timeout", fields: VALID });
     expect(scratch.fake.requests).toHaveLength(1);
     expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 1 });
-    await expectKept({ reason: "upstream_timeout", upstreamStatus: 0, uncertain: true });
+    await expectKept({ failure: "upstream_timeout", upstreamStatus: 0, uncertain: true });
     await expectQuotaUnused(run);
   });
 
@@ -167,7 +168,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_dropped", fields: VALID });
     expect(scratch.fake.requests).toHaveLength(1);
-    await expectKept({ reason: "upstream_dropped", upstreamStatus: 0, uncertain: true });
+    await expectKept({ failure: "upstream_dropped", upstreamStatus: 0, uncertain: true });
     await expectQuotaUnused(run);
   });
 });
@@ -178,7 +179,7 @@ describe("retried: only what the provider cannot have received", () => {
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_unreachable", fields: VALID });
     expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 3 });
-    await expectKept({ reason: "upstream_unreachable", upstreamStatus: 0, uncertain: false });
+    await expectKept({ failure: "upstream_unreachable", upstreamStatus: 0, uncertain: false });
     // Its one message per client was given back: the next one is tried, not refused with 429.
     const next = expectFailure(await run(formRequest({ ...VALID, subject: "Next" })));
     expect(next.data.reason).toBe("upstream_unreachable");
@@ -207,7 +208,7 @@ describe("retried: only what the provider cannot have received", () => {
     const { run } = relay(scratch.fake.url, { ...FAST_RETRY, deadlineMs: 1_000 });
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
     expect(scratch.fake.requests).toHaveLength(1);
-    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+    await expectKept({ failure: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 
   it("a provider that keeps asking to retry gets at most maxAttempts requests", async () => {
@@ -215,7 +216,7 @@ describe("retried: only what the provider cannot have received", () => {
     const { run } = relay();
     expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
     expect(scratch.fake.requests).toHaveLength(FAST_RETRY.maxAttempts);
-    await expectKept({ reason: "upstream_error", upstreamStatus: 503, uncertain: true });
+    await expectKept({ failure: "upstream_error", upstreamStatus: 503, uncertain: true });
   });
 });
 
@@ -224,16 +225,16 @@ describe("an identical re-post", () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
     const { run, events } = relay();
     expectFailure(await run(formRequest(VALID)));
-    const first = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
+    const first = await expectKept({ failure: "upstream_error", upstreamStatus: 500, uncertain: true });
 
     // The provider is back, but the message already waits: the redelivery sends it, once.
     scratch.fake.setMode({ kind: "status", status: 200 });
     const again = expectFailure(await run(formRequest(VALID)));
     expect(again).toMatchObject({ status: 502, data: { reason: "upstream_error" } });
     expect(scratch.fake.requests).toHaveLength(1);
-    const still = await expectKept({ reason: "upstream_error", upstreamStatus: 500, uncertain: true });
+    const still = await expectKept({ failure: "upstream_error", upstreamStatus: 500, uncertain: true });
     expect(still.name).toBe(first.name);
-    expect(events).toContainEqual({ outcome: "already_kept", reason: "upstream_error" });
+    expect(events).toContainEqual({ outcome: "already_kept", for: "uncertain" });
 
     // The first, newly kept, gave its unit back; the re-post did not (CONTACT_RATE_LIMIT_MAX is 1).
     const next = expectFailure(await run(formRequest({ ...VALID, subject: "Another" })));
@@ -257,7 +258,13 @@ async function keptFillers(count: number) {
     Array.from({ length: count }, (_, i) => {
       const params = { ...VALID_TEMPLATE_PARAMS, subject: `filler ${i}` };
       const entry = { lib_version: "4.4.1", template_params: params, time: new Date().toISOString() };
-      const kept = { ...entry, reason: "upstream_error", upstreamStatus: 500, uncertain: false };
+      const kept = {
+        ...entry,
+        for: "provider",
+        failure: "upstream_error",
+        upstreamStatus: 500,
+        uncertain: false,
+      };
       return writeFile(path.join(dir, undeliveredFileName(params)), JSON.stringify(kept));
     }),
   );
@@ -274,8 +281,9 @@ describe("the undelivered folder", () => {
     expect(outcomeText(failure.data).detail).toContain(`write to me at ${site.contact.email}`);
     expect(await readdir(dir)).toHaveLength(UNDELIVERED_LIMIT);
     expect(events).toContainEqual({
-      outcome: "undelivered",
-      reason: "upstream_error",
+      outcome: "kept",
+      for: "uncertain",
+      failure: "upstream_error",
       uncertain: true,
       stored: "full",
     });
@@ -290,8 +298,9 @@ describe("the undelivered folder", () => {
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
     expect(events).toContainEqual({
-      outcome: "undelivered",
-      reason: "upstream_error",
+      outcome: "kept",
+      for: "uncertain",
+      failure: "upstream_error",
       uncertain: true,
       stored: "failed",
     });
@@ -329,15 +338,20 @@ describe("the undelivered folder", () => {
       "rate_limited",
     ]);
     expect(await readdir(undeliveredDir())).toHaveLength(STORED_PER_CLIENT.max);
-    expect(
-      events.filter((event) => event.outcome === "undelivered" && event.stored === "client_full"),
-    ).toHaveLength(1);
+    expect(events.filter((event) => event.outcome === "kept" && event.stored === "client_full")).toHaveLength(
+      1,
+    );
   });
 
   it("holds its limit under concurrency: 60 at once into a folder of 995 leave 1,000", async () => {
     const dir = undeliveredDir();
     await keptFillers(UNDELIVERED_LIMIT - 5);
-    const failure = { reason: "upstream_error" as const, upstreamStatus: 500, uncertain: true };
+    const failure = {
+      for: "uncertain" as const,
+      failure: "upstream_error" as const,
+      upstreamStatus: 500,
+      uncertain: true,
+    };
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         storeUndelivered(dir, { ...VALID_TEMPLATE_PARAMS, subject: `concurrent ${i}` }, failure),
@@ -372,7 +386,7 @@ describe("the provider's answer: the status decides, the body is read briefly an
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toMatchObject({ status: 502, reason: "upstream_rejected" });
       expect(scratch.fake.requests.map((request) => request.path)).toEqual(["/api/v1.0/email/send"]);
-      await expectKept({ reason: "upstream_rejected", upstreamStatus: status, uncertain: false });
+      await expectKept({ failure: "upstream_rejected", upstreamStatus: status, uncertain: false });
       expect(events).toContainEqual(expect.objectContaining({ outcome: "relayed", upstreamStatus: status }));
     },
   );

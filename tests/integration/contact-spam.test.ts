@@ -57,14 +57,14 @@ describe("the score", () => {
     const [file] = await files("spam");
     const kept = JSON.parse(await readFile(path.join(scratch.outbox, "spam", file!), "utf8"));
     expect(kept).toMatchObject({
-      reason: "suspected_spam",
+      for: "suspected_spam",
       template_params: { name: (change as { name?: string }).name ?? VALID.name },
     });
     expect(kept.signals).toContain(signal);
     // The log names the decision and its reasons, never the text.
     expect(events).toContainEqual({
       outcome: "kept",
-      reason: "suspected_spam",
+      for: "suspected_spam",
       signals: kept.signals,
       stored: "new",
     });
@@ -136,7 +136,7 @@ describe("a full spam folder", () => {
         const entry = {
           lib_version: "4.4.1",
           template_params: params,
-          reason: "suspected_spam",
+          for: "suspected_spam",
           upstreamStatus: 0,
           uncertain: false,
         };
@@ -166,7 +166,7 @@ describe("a full spam folder", () => {
     expect(now).not.toContain(oldest);
     expect(events).toContainEqual({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: 3 });
     expect(events).toContainEqual(
-      expect.objectContaining({ outcome: "kept", reason: "suspected_spam", stored: "new" }),
+      expect.objectContaining({ outcome: "kept", for: "suspected_spam", stored: "new" }),
     );
     expect(scratch.fake.requests).toHaveLength(0);
   });
@@ -184,7 +184,7 @@ describe("the daily send budget", () => {
     const kept = await files("undelivered");
     expect(kept).toHaveLength(2);
     const entry = JSON.parse(await readFile(path.join(scratch.outbox, "undelivered", kept[0]!), "utf8"));
-    expect(entry).toMatchObject({ reason: "over_daily_limit", uncertain: false, upstreamStatus: 0 });
+    expect(entry).toMatchObject({ for: "day_limit", uncertain: false, upstreamStatus: 0 });
   });
 });
 

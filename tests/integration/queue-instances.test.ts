@@ -1,12 +1,12 @@
 // Every message a job in one queue on Redis: three production instances, each with an OUTBOX_DIR of its own
 // and no folder in common, one redis-server, a fake EmailJS that answers 429 past one request a second,
 // and the owner's CLI run against another instance's environment (decision 053).
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { storeUndelivered } from "~/contact/store.server";
+import { undeliveredFileName } from "~/contact/store.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, OWNER, VALID, postForm, relayEnv } from "../support/contact";
 import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
@@ -327,13 +327,25 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       message: `${VALID.message} ${subject}`,
       to_name: OWNER,
     });
-    const keptAs = { reason: "upstream_error", uncertain: false, upstreamStatus: 500 } as const;
-    await storeUndelivered(path.join(old, "undelivered"), params("Old kept 1"), keptAs);
-    await storeUndelivered(path.join(old, "undelivered"), params("Old kept 2"), keptAs);
-    await storeUndelivered(path.join(old, "spam"), params("Old spam"), {
-      ...keptAs,
-      reason: "suspected_spam",
-    });
+    // As the previous version wrote them: one `reason`, not yet the states' words.
+    const keepAsBefore = async (folder: string, subject: string, reason: string) => {
+      await mkdir(path.join(old, folder), { recursive: true });
+      const entry = {
+        lib_version: "4.4.1",
+        template_params: params(subject),
+        time: new Date().toISOString(),
+        reason,
+        upstreamStatus: 500,
+        uncertain: false,
+      };
+      await writeFile(
+        path.join(old, folder, undeliveredFileName(entry.template_params)),
+        JSON.stringify(entry),
+      );
+    };
+    await keepAsBefore("undelivered", "Old kept 1", "upstream_error");
+    await keepAsBefore("undelivered", "Old kept 2", "over_daily_limit");
+    await keepAsBefore("spam", "Old spam", "suspected_spam");
     fake.setMode({ kind: "status", status: 500 });
     instances = [await startAppServer({ env: env(old) })];
     await until(() => /"outcome":"imported","count":3/.test(instances[0]!.output()), "the import");
