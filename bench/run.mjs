@@ -11,7 +11,9 @@ import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
 import { load } from "./lib/load.mjs";
 import { mainThreadInterleaved } from "./lib/main-thread.mjs";
 import { parseArgs } from "./lib/options.mjs";
+import { prepareCheckout } from "./lib/checkout.mjs";
 import { measurePacing } from "./lib/pacing.mjs";
+import { measurePostPath } from "./lib/post-path.mjs";
 import { render } from "./lib/table.mjs";
 import { importTs, ROOT } from "./lib/ts.mjs";
 
@@ -336,6 +338,21 @@ async function main() {
         addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms,
         ...costs,
       };
+    }
+
+    if (!o.skip.has("path")) {
+      const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+      results.path = measurePostPath().map((row) => ({ ...row, commit: head }));
+      if (o.before) {
+        const earlier = prepareCheckout(o.before, log);
+        for (const row of measurePostPath(`${earlier.dir}/`)) {
+          results.path.push({
+            ...row,
+            engine: `before, ${row.engine === "queue" ? "REDIS_URL" : "no REDIS_URL"}`,
+            commit: earlier.commit,
+          });
+        }
+      }
     }
 
     if (!o.skip.has("pacing")) {

@@ -1,6 +1,6 @@
 // The bench's command line: its help text and the options it takes.
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
-                        [--skip weight,lighthouse,load,contact,pacing] [--quick]
+                        [--skip weight,lighthouse,load,contact,path,pacing] [--quick]
                         [--build] [--wait-idle LOAD[:MAXSEC]] [--busy N]
                         [--backlog N] [--visitors N] [--before REV|none]
 
@@ -35,6 +35,11 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               the server's CPU time per request for a page view, a sent
               post, a refused post (400, page and data) and a throttled
               one (429, from a second server whose limit is used up)
+  path        the project's files and functions one sent post runs through
+              (a valid post with a solved proof, the provider answering 200),
+              by V8's precise coverage of the contact action in the bench's
+              own process: on the folder, on the queue, and at --before
+              without and with REDIS_URL
   pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
               answering 429 past one request a second: "queue", two
               replicas with REDIS_URL on one redis-server and a folder

@@ -247,6 +247,23 @@ export function render(r) {
     );
   }
 
+  if (r.path) {
+    const now = r.path.filter((p) => !p.engine.startsWith("before"));
+    const before = r.path.filter((p) => p.engine.startsWith("before"));
+    const fewest = Math.min(...before.map((p) => p.fileCount));
+    const value = r.path
+      .map((p) => `${p.engine} (${p.commit.slice(0, 7)}): ${p.fileCount} files, ${p.functions} functions`)
+      .join("; ");
+    const met = before.length ? now.every((p) => p.fileCount < fewest) : null;
+    rows.push([
+      "a sent post's path",
+      "files and functions of the project it runs through",
+      value,
+      "fewer files than before",
+      met === null ? "—" : met ? "yes" : "**no**",
+    ]);
+  }
+
   if (r.pacing) {
     const { maxPerSecond, atOnce } = r.pacing;
     const section = `provider pace, ${maxPerSecond} req/s (EmailJS fake)`;

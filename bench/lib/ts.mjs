@@ -6,17 +6,20 @@ import { createServer } from "vite";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Imports each TypeScript file (paths relative to the repository root); `close` frees the transformer. */
-export async function importTs(...files) {
+export const importTs = (...files) => importTsAt(ROOT, files);
+
+/** The same in another checkout of the project (`root` ends with a slash): an earlier revision's sources. */
+export async function importTsAt(root, files) {
   // configFile: false keeps the Remix and Tailwind plugins out: these are plain Node modules.
   const server = await createServer({
-    root: ROOT,
+    root,
     configFile: false,
     logLevel: "error",
     server: { hmr: false, watch: null, middlewareMode: true },
     optimizeDeps: { noDiscovery: true, include: [] },
-    resolve: { alias: { "~": `${ROOT}app` } },
+    resolve: { alias: { "~": `${root}app` } },
   });
   const modules = [];
-  for (const file of files) modules.push(await server.ssrLoadModule(`${ROOT}${file}`));
+  for (const file of files) modules.push(await server.ssrLoadModule(`${root}${file}`));
   return { modules, close: () => server.close() };
 }
