@@ -1,5 +1,5 @@
 // The send budget: mails that may have reached the provider, counted per day and per month (decision 045).
-import type { WaitingFor } from "./message-state";
+import type { WaitingFor } from "./message-state.server";
 import type { SharedState } from "./shared-state.server";
 
 export type BudgetSettings = {

@@ -2,7 +2,7 @@
 import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
-import type { HeldFor, WaitingFor } from "./message-state";
+import type { HeldFor, WaitingFor } from "./message-state.server";
 import type { StoreOutcome } from "./store.server";
 
 /** A message kept to be sent later or held for the owner, in the states' words; with the provider's failure, as the visitor heard it. */

@@ -2,8 +2,8 @@
 import { rm } from "node:fs/promises";
 import type { AppConfig } from "~/config.server";
 import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
-import { failedByProvider, failingSeconds } from "./delivery.server";
-import { listUndelivered, sentByItself } from "./store.server";
+import { failingSeconds, listUndelivered, sentByItself } from "./store.server";
+import { failedByProvider } from "./message-state.server";
 import type { ContactLogger } from "./events.server";
 import type { SharedState } from "./shared-state.server";
 

@@ -8,17 +8,25 @@ import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { ContactLogger } from "./events.server";
 import { tellOwner, type Notify } from "./housekeeping.server";
-import type { Kept, KeptState, WaitingFor } from "./message-state";
+import {
+  answerOf,
+  failureOf,
+  messageId,
+  NOT_KEPT,
+  redeliveryBackoffSeconds,
+  REFUSING,
+  type Kept,
+  type KeptState,
+  type WaitingFor,
+} from "./message-state.server";
 import type { Admitted, Quotas } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import { failureOf, redeliveryBackoffSeconds, REFUSED_FOR_ITSELF, REFUSING } from "./delivery.server";
 import type { Pacing } from "./pacing.server";
 import { providerWords } from "./provider.server";
 import type { Relay, Sender } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
   listUndelivered,
-  messageId,
   RESERVED_FOR_NEW_CLIENTS,
   storeUndelivered,
   UNDELIVERED_LIMIT,
@@ -54,7 +62,7 @@ type JobData = {
 type Step =
   | { state: "sent" }
   | { state: "waiting"; for: WaitingFor; failure?: { status: number; reason: ContactFailureReason } }
-  | { state: "held" };
+  | { state: "held"; for: "refused_by_provider" };
 
 /** A visitor waits this long for its job to start, then is answered from its state (it goes on in the background). */
 const VISITOR_START_MS = 800;
@@ -217,13 +225,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         if (setAside) {
           waiters.delete(id);
           log({ outcome: "already_kept", for: setAside.data.heldFor ?? "suspected_spam" });
-          return answer(kept(setAside, "waiting"));
+          return answerOf(kept(setAside, "waiting"));
         }
         const state = existing && (await existing.getState());
         if (existing && state !== "failed") {
           waiters.delete(id);
           log({ outcome: "already_kept", for: existing.data.waitingFor ?? "pace" });
-          return state === "completed" ? { ok: true } : answer(kept(existing, state ?? "unknown"));
+          if (state === "completed") return { ok: true };
+          return answerOf(kept(existing, state ?? "unknown"), existing.data.failure?.reason);
         }
         await existing?.remove();
         await withTimeout(connection.zadd(INFLIGHT, Date.now(), id), ADD_TIMEOUT_MS);
@@ -290,17 +299,13 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     if (!allowance || (await messages.getJobCountByTypes(...KEPT_STATES)) - answering >= places) {
       if ((await messages.remove(id).catch(() => 0)) === 1) void leftRound(data.network);
       const stored = allowance ? "full" : "client_full";
-      log({ outcome: "kept", for: seen.state === "held" ? "refused_by_provider" : seen.for, stored });
+      log({ outcome: "kept", for: seen.for, stored });
       return NOT_KEPT;
     }
-    const failure =
-      seen.state === "held"
-        ? REFUSED_FOR_ITSELF
-        : (seen.failure ?? (seen.for === "account" ? REFUSING : null));
-    if (!failure) return { ok: true, waiting: seen.state === "waiting" ? seen.for : "pace" };
+    const answer = answerOf(seen, seen.state === "waiting" ? seen.failure?.reason : undefined);
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
-    await parts.quotas.giveBack(sender);
-    return { ok: false, ...failure };
+    if (!answer.ok) await parts.quotas.giveBack(sender);
+    return answer;
   }
 
   /** Redis away: this instance's disk keeps it, and the next tick moves it into the queue. */
@@ -335,17 +340,6 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       ...(d.providerText ? { providerText: d.providerText } : {}),
       ...(d.signals ? { signals: d.signals } : {}),
     };
-  }
-
-  function answer(message: Kept) {
-    if (message.state === "held" && message.for === "refused_by_provider") {
-      return { ok: false, ...REFUSED_FOR_ITSELF } as const;
-    }
-    if (message.state === "waiting" && (message.for === "provider" || message.for === "uncertain")) {
-      return { ok: false, status: 502, reason: "upstream_error" } as const;
-    }
-    if (message.state === "waiting" && message.for === "account") return { ok: false, ...REFUSING } as const;
-    return { ok: true, waiting: message.state === "waiting" ? message.for : "pace" } as const;
   }
 
   // The worker: one per instance; BullMQ's limiter is the provider's rate for all of them together.
@@ -407,7 +401,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         { jobId: job.id },
       );
       log({ outcome: "kept", for: heldFor, stored: "new" });
-      return { state: "held" };
+      return { state: "held", for: heldFor };
     }
     const uncertain = Boolean(d.uncertain) || sent.uncertain;
     const waitingFor = uncertain ? "uncertain" : "provider";
@@ -630,4 +624,3 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 }
 
 const KEPT_STATES = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
-const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;

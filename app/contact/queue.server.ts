@@ -3,7 +3,7 @@
 import type { ContactFailureReason } from "./contract";
 import type { TemplateParams } from "./emailjs.server";
 import type { Admitted } from "./limits.server";
-import type { Kept, WaitingFor } from "./message-state";
+import type { Kept, WaitingFor } from "./message-state.server";
 
 export type Sent =
   { ok: true; waiting?: WaitingFor } | { ok: false; status: number; reason: ContactFailureReason };

@@ -13,10 +13,10 @@ import {
   type TemplateParams,
 } from "./emailjs.server";
 import { createPacing, type Pacing } from "./pacing.server";
-import { countUndelivered, messageId } from "./store.server";
+import { countUndelivered } from "./store.server";
 import { accountRefusal, createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
-import type { WaitingFor } from "./message-state";
+import { messageId, type WaitingFor } from "./message-state.server";
 
 /** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
 export type Sender = "visitor" | "redelivery" | "probe" | "owner";

@@ -1,5 +1,5 @@
 // The folders messages are kept in: the outbox, undelivered/ (decisions 007, 024, 025), spam/ (decision 029).
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -8,7 +8,14 @@ import { z } from "zod";
 import { LOCK_WAIT, writeJsonFile } from "~/lib/json-file.server";
 import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import type { HeldFor, WaitingFor } from "./message-state";
+import type { AppConfig } from "~/config.server";
+import {
+  messageId,
+  redeliveryBackoffSeconds,
+  type HeldFor,
+  type KeptState,
+  type WaitingFor,
+} from "./message-state.server";
 
 type OutboxEntry = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -29,7 +36,7 @@ export async function writeToOutbox(dir: string, params: TemplateParams): Promis
 
 export type UndeliveredEntry = OutboxEntry & {
   time: string;
-  /** What it waits for, or why it is held for the owner, in the states' words (message-state.ts). */
+  /** What it waits for, or why it is held for the owner, in the states' words (message-state.server.ts). */
   for: WaitingFor | HeldFor;
   /** Waiting on the provider or the account: what the visitor was told, and a re-post is told again. */
   failure?: ContactFailureReason;
@@ -72,12 +79,6 @@ export type KeptAs = Pick<
 
 export const UNDELIVERED_LIMIT = 1_000;
 
-/** A message's content hash: its file's name in a folder, its job's id in the queue. */
-export function messageId(params: TemplateParams): string {
-  const key = JSON.stringify([params.from_email, params.subject, params.message]);
-  return createHash("sha256").update(key).digest("hex").slice(0, 32);
-}
-
 export const undeliveredFileName = (params: TemplateParams) => `${messageId(params)}.json`;
 
 function isEntryFile(name: string): boolean {
@@ -91,6 +92,16 @@ async function entryFiles(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
+}
+
+/** Its state, in the states' words: `spam` when it is in spam/. */
+export function keptState(entry: UndeliveredEntry, spam: boolean): KeptState {
+  if (spam) return { state: "held", for: "suspected_spam" };
+  if (entry.for === "suspected_spam" || entry.for === "refused_by_provider")
+    return { state: "held", for: entry.for };
+  // An attempt that ran when the process stopped may have arrived.
+  const waitingFor = entry.for === "provider" && mayHaveArrived(entry) ? "uncertain" : entry.for;
+  return entry.gaveUp ? { state: "given_up", for: waitingFor } : { state: "waiting", for: waitingFor };
 }
 
 /** Held for the owner: the provider refused this message for itself. */
@@ -323,6 +334,25 @@ function inTurn<T>(dir: string, work: () => Promise<T>): Promise<T> {
 }
 
 export const mayHaveArrived = (entry: UndeliveredEntry) => entry.uncertain || Boolean(entry.sending);
+
+type Settings = AppConfig["redelivery"];
+
+export function nextAttemptAt(entry: UndeliveredEntry, settings: Settings): number {
+  if (entry.nextAttempt) return Date.parse(entry.nextAttempt);
+  const failed = Date.parse(entry.failedAt ?? entry.time);
+  return failed + redeliveryBackoffSeconds(0, mayHaveArrived(entry), settings) * 1_000;
+}
+
+/**
+ * The give-up clock: the waits the provider's failures caused, each counted up to when its next attempt
+ * was due, so time held for the budget, the pace, the network's share or the owner never counts (decision 052).
+ */
+export function failingSeconds(entry: UndeliveredEntry, settings: Settings, now: number): number {
+  const earlier = entry.failedSeconds ?? 0;
+  if (!entry.failedAt) return earlier;
+  const waited = Math.min(now, nextAttemptAt(entry, settings)) - Date.parse(entry.failedAt);
+  return earlier + Math.max(0, waited) / 1_000;
+}
 
 export async function findKept(dir: string, params: TemplateParams): Promise<UndeliveredEntry | null> {
   const entry = await readUndelivered(path.join(dir, undeliveredFileName(params)));

@@ -5,7 +5,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simp
 import { config } from "~/config.server";
 import { contactServices as services } from "~/contact/action.server";
 import { clientKey } from "~/contact/client.server";
-import { describeState, type Kept } from "~/contact/message-state";
+import { describeState, type Kept } from "~/contact/message-state.server";
 import type { SendNow } from "~/contact/queue.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";

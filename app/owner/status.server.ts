@@ -2,7 +2,7 @@
 import type { AppConfig } from "~/config.server";
 import { askedPauseWords } from "~/contact/alerts.server";
 import { readAlertLedger } from "~/contact/housekeeping.server";
-import type { Kept } from "~/contact/message-state";
+import type { Kept } from "~/contact/message-state.server";
 import { askedPause } from "~/contact/provider.server";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
