@@ -21,9 +21,8 @@ import {
 } from "./message-state.server";
 import type { Admitted, Quotas } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import type { Pacing } from "./pacing.server";
 import { providerWords } from "./provider.server";
-import type { Relay, Sender } from "./relay.server";
+import type { Pacing, Relay, Sender } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
   listUndelivered,

@@ -20,8 +20,10 @@ async function covered(session, root, work) {
   for (const script of result) {
     const file = script.url.replace(/^file:\/\//, "").replace(/\?.*$/, "");
     if (!file.startsWith(`${root}app/`)) continue;
-    // The first range of a script is its top level, run at import: not a function of the post.
-    const called = script.functions.filter((fn) => fn.functionName && fn.ranges[0].count > 0).length;
+    // Named functions only: a script's top level (run at import) and callbacks are not the post's steps, and
+    // `get` is Vite's getter of an export, run when a constant is read.
+    const named = (fn) => fn.functionName && fn.functionName !== "get";
+    const called = script.functions.filter((fn) => named(fn) && fn.ranges[0].count > 0).length;
     const name = path.relative(root, file);
     if (called) files.set(name, (files.get(name) ?? 0) + called);
   }
