@@ -266,13 +266,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
           if (oldest) {
             await oldest.remove();
             const ageDays = Math.floor((Date.now() - oldest.timestamp) / 86_400_000);
-            log({
-              outcome: "purged",
-              folder: "queue",
-              reason: "folder_full",
-              for: "suspected_spam",
-              ageDays,
-            });
+            log({ outcome: "purged", folder: "queue", reason: "folder_full", ageDays });
           }
         }
         await withTimeout(
