@@ -9,18 +9,21 @@ import type { Sent } from "./queue.server";
 import type { RelayOutcome } from "./relay.server";
 
 /** What a waiting message waits for; each is sent again by itself when it frees. */
-export type WaitingFor =
-  | "provider" // the provider failed; tried again with a backoff, given up after CONTACT_REDELIVER_FOR_HOURS of tries
-  | "uncertain" // as "provider", but an attempt may have arrived: tried again later
-  | "account" // the provider refuses the account until the owner fixes it; probed
-  | "pace" // the provider's rate, or the queue is behind
-  | "day_limit"
-  | "month_limit"
-  | "network_share" // its network's daily share of mails
-  | "queue"; // the queue (Redis) was away: kept on this instance's disk, moved in when it is back
+export const WAITING_FOR = [
+  "provider", // the provider failed; tried again with a backoff, given up after CONTACT_REDELIVER_FOR_HOURS of tries
+  "uncertain", // as "provider", but an attempt may have arrived: tried again later
+  "account", // the provider refuses the account until the owner fixes it; probed
+  "pace", // the provider's rate, or the queue is behind
+  "day_limit",
+  "month_limit",
+  "network_share", // its network's daily share of mails
+  "queue", // the queue (Redis) was away: kept on this instance's disk, moved in when it is back
+] as const;
+export type WaitingFor = (typeof WAITING_FOR)[number];
 
 /** Why a message waits for the owner; it is never sent unless released. */
-export type HeldFor = "suspected_spam" | "refused_by_provider";
+export const HELD_FOR = ["suspected_spam", "refused_by_provider"] as const;
+export type HeldFor = (typeof HELD_FOR)[number];
 
 export type KeptState =
   | { state: "waiting"; for: WaitingFor }

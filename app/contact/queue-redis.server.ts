@@ -15,6 +15,7 @@ import {
   NOT_KEPT,
   redeliveryBackoffSeconds,
   REFUSING,
+  type HeldFor,
   type Kept,
   type KeptState,
   type WaitingFor,
@@ -42,7 +43,7 @@ type JobData = {
   receivedAt: string;
   since: string;
   waitingFor?: WaitingFor;
-  heldFor?: "suspected_spam" | "refused_by_provider";
+  heldFor?: HeldFor;
   uncertain?: boolean;
   /** A unit of the send budget, or of the network's share, is spent on it: sending again spends none. */
   counted?: boolean;

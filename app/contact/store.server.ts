@@ -10,8 +10,10 @@ import type { ContactFailureReason } from "./contract";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
 import type { AppConfig } from "~/config.server";
 import {
+  HELD_FOR,
   messageId,
   redeliveryBackoffSeconds,
+  WAITING_FOR,
   type HeldFor,
   type KeptState,
   type WaitingFor,
@@ -130,20 +132,6 @@ async function locked<T>(dir: string, name: string, wait: boolean, work: () => P
   }
 }
 
-const STATE_WORDS = [
-  ...([
-    "provider",
-    "uncertain",
-    "account",
-    "pace",
-    "day_limit",
-    "month_limit",
-    "network_share",
-    "queue",
-  ] as const),
-  ...(["suspected_spam", "refused_by_provider"] as const),
-] satisfies (WaitingFor | HeldFor)[];
-
 const EARLIER_WORDS: Record<string, WaitingFor | HeldFor> = {
   provider_refusing: "account",
   paced: "pace",
@@ -172,9 +160,9 @@ const ENTRY = z.object({
     to_name: z.string(),
   }),
   time: z.unknown().optional(),
-  for: z.enum(STATE_WORDS).optional(),
+  for: z.enum([...WAITING_FOR, ...HELD_FOR]).optional(),
   failure: z.string().optional(),
-  /** The previous version's one word for what it waited for (or a failure), read once as `for`. */
+  /** The previous version's one word for what it waited for (or a failure): read as `for` (and `failure`). */
   reason: z.string().optional(),
   upstreamStatus: z.number(),
   uncertain: z.boolean(),
