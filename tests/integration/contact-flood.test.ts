@@ -1,5 +1,5 @@
 // Abuse while the provider fails, on the wire: two instances on one Redis queue, each with a folder of its
-// own. A flood of 1,200 posts, 400 at once, keeps every genuine visitor's message (and again with Redis
+// own. A flood of 840 posts, 400 at once, keeps every genuine visitor's message (and again with Redis
 // paused); re-posts of a kept message never reach the provider again and meet the limit; refused posts
 // meet their own limit and get a short text; one network cannot take the queue's places (decision 024).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -99,18 +99,22 @@ const kept = async () => {
   return Number(count);
 };
 
-/** 200 flooding addresses (each in a network of its own) x 6 posts, and 40 genuine visitors among them. */
+const FLOODERS = 100;
+const ROUNDS = 8;
+
+/** FLOODERS addresses (each in a network of its own) x ROUNDS posts, and 40 genuine visitors among them. */
 function flood() {
   const jobs: (() => Promise<Answer & { genuine: boolean }>)[] = [];
-  for (let round = 0; round < 6; round++) {
-    for (let a = 0; a < 200; a++) {
+  let genuine = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let a = 0; a < FLOODERS; a++) {
       const i = jobs.length;
       jobs.push(async () => ({
         ...(await post(`10.${a}.0.1`, `Flood ${a}-${round}`, {}, i)),
         genuine: false,
       }));
-      if (round === 2 && a % 5 === 0) {
-        const g = a / 5;
+      if ((round === 2 || round === 5) && a % 5 === 0) {
+        const g = genuine++;
         jobs.push(async () => ({ ...(await post(`172.16.${g}.9`, `Genuine ${g}`, {}, i)), genuine: true }));
       }
     }
@@ -120,6 +124,15 @@ function flood() {
 
 describe("a flood while the provider fails", { timeout: 180_000 }, () => {
   it("400 at once: every genuine visitor's message is kept (502, or 303 when it waits for a slot; not 503 not_kept)", async () => {
+    // The places are tried, not the rate limit: without the keep limit a flooder would keep all its posts.
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    replicas = await Promise.all(
+      ["a", "b"].map((own) =>
+        startAppServer({
+          env: { ...env, CONTACT_RATE_LIMIT_MAX: "100", OUTBOX_DIR: path.join(outbox, own) },
+        }),
+      ),
+    );
     const answers = await atOnce(400, flood());
     const genuine = answers.filter((answer) => answer.genuine);
     expect(genuine).toHaveLength(40);
@@ -130,7 +143,11 @@ describe("a flood while the provider fails", { timeout: 180_000 }, () => {
     // Each visitor told the truth: what was answered as kept is in the queue, and nothing else.
     const answeredKept = answers.filter((answer) => answer.status === 502 || answer.status === 303);
     expect(await kept()).toBe(answeredKept.length);
-    expect(answeredKept).toHaveLength(200 * 3 + 40);
+    // Each flooder keeps its 3 a day: counted in Redis for both instances, or by each instance alone while
+    // its Redis commands time out (a saturated instance's insurance limiter, decision 011). Without the
+    // limit all ROUNDS would be kept.
+    expect(answeredKept.length).toBeGreaterThanOrEqual(FLOODERS * 3 + 40);
+    expect(answeredKept.length).toBeLessThanOrEqual(FLOODERS * 3 * replicas.length + 40);
   });
 
   it("with Redis paused for 10 s: 30 clients x 3 posts are kept on the instances' disks, then queued", async () => {
