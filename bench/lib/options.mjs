@@ -37,8 +37,8 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               one (429, from a second server whose limit is used up)
   path        the project's files and functions one sent post runs through
               (a valid post with a solved proof, the provider answering 200),
-              by V8's precise coverage of the contact action in the bench's
-              own process: on the folder, on the queue, and at --before
+              by V8's precise coverage of the contact action in a process
+              of its own: on the folder, on the queue, and at --before
               without and with REDIS_URL
   pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
               answering 429 past one request a second: "queue", two
