@@ -22,7 +22,7 @@ import {
 } from "./message-state.server";
 import { providerWords } from "./provider.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import type { Relay, RelayWait } from "./relay.server";
+import { notSentWords, type Relay, type RelayWait } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
   failingSeconds,
@@ -436,8 +436,8 @@ export function createFolderEngine({
       const sent = await relay.send(params, { who: "owner" });
       if (sent.ok) return { sent: true };
       const now = new Date().toISOString();
-      const waitingFor: WaitingFor = sent.waiting ?? (sent.hint ? "account" : "provider");
-      const providerText = sent.waiting ? sent.waiting.replaceAll("_", " ") : providerWords(sent.text);
+      const waitingFor = sent.waiting ?? waitingOn(failureOf(sent).reason, false).for;
+      const providerText = notSentWords(sent);
       return {
         sent: false,
         kept: {

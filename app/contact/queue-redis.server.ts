@@ -23,7 +23,7 @@ import {
 import type { Admitted, Quotas } from "./limits.server";
 import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
 import { providerWords } from "./provider.server";
-import type { Pacing, Relay, Sender } from "./relay.server";
+import { notSentWords, type Pacing, type Relay, type Sender } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
 import {
   listUndelivered,
@@ -364,7 +364,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     if (sent.ok) return { state: "sent" };
     // The owner's test is tried once: what stopped it is its answer, never a later mail.
     if (d.test) {
-      const why = sent.waiting ? sent.waiting.replaceAll("_", " ") : providerWords(sent.text);
+      const why = notSentWords(sent);
       await job.updateData({ ...d, providerText: why });
       throw new UnrecoverableError(why);
     }

@@ -49,6 +49,10 @@ export type Relay = {
   provider: Provider;
 };
 
+/** Why a send did not go through, for the owner: what it waits for, or the provider's own words. */
+export const notSentWords = (outcome: Exclude<RelayOutcome, { ok: true }>) =>
+  outcome.waiting ? outcome.waiting.replaceAll("_", " ") : providerWords(outcome.text);
+
 export const VISITOR_SLOT_WAIT_MS = 800;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
 const DEFAULT_PAUSE_MS = 5_000;
