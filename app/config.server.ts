@@ -18,10 +18,8 @@ export type MailConfig = (
     }
   | { mode: "outbox"; dir: string }
 ) & {
-  undeliveredDir: string;
-  spamDir: string;
-  /** The relay's shared state: the send budget, the provider's state, the alerts sent. */
-  stateDir: string;
+  /** OUTBOX_DIR: the one-process store's database, and a previous version's folders to import. */
+  outboxDir: string;
 };
 
 export type AppConfig = RelayLimits & {
@@ -158,9 +156,6 @@ export function loadConfig(
     );
   }
   const outboxDir = path.resolve(e.OUTBOX_DIR ?? "./outbox");
-  const undeliveredDir = path.join(outboxDir, "undelivered");
-  const spamDir = path.join(outboxDir, "spam");
-  const stateDir = path.join(outboxDir, "state");
   let mail: MailConfig;
   if (missing.length === 0) {
     mail = {
@@ -170,12 +165,10 @@ export function loadConfig(
       serviceId: e.EMAILJS_SERVICE_ID!,
       templateId: e.EMAILJS_TEMPLATE_ID!,
       ...(e.EMAILJS_PRIVATE_KEY ? { privateKey: e.EMAILJS_PRIVATE_KEY } : {}),
-      undeliveredDir,
-      spamDir,
-      stateDir,
+      outboxDir,
     };
   } else {
-    mail = { mode: "outbox", dir: outboxDir, undeliveredDir, spamDir, stateDir };
+    mail = { mode: "outbox", dir: outboxDir, outboxDir };
     logger.info(
       `[contact] No EmailJS ids set: contact messages are not mailed but written to the outbox at ${mail.dir}`,
     );
@@ -194,7 +187,7 @@ export function loadConfig(
 
   if (!e.REDIS_URL) {
     logger.info(
-      "[contact] REDIS_URL is not set: the contact limits are kept by this process; used proofs, the send budget and the provider's state are kept in the outbox's state/ folder. Several replicas need REDIS_URL.",
+      "[contact] REDIS_URL is not set: the contact limits are kept by this process; kept messages, used proofs, the send budget and the provider's state are kept in OUTBOX_DIR/outbox.sqlite. Several replicas need REDIS_URL.",
     );
   }
 

@@ -9,7 +9,6 @@ import express, { type ErrorRequestHandler } from "express";
 import morgan from "morgan";
 import proxyAddr from "proxy-addr";
 import type { ViteDevServer } from "vite";
-import { ownOutboxFolder } from "../app/contact/folder-owner.server";
 import type { startContactRedelivery } from "../app/entry.server";
 import { logRefusal } from "./log";
 import { ownerOnlyAssets } from "./owner-assets";
@@ -26,7 +25,6 @@ const DEVELOPMENT = process.env.NODE_ENV === "development";
 const { config, announceConfig } = await import("../app/config.server").catch(refuseToStart);
 announceConfig();
 const { port, host, trustProxy } = config;
-const outboxFolder = await ownOutboxFolder(config);
 
 const buildDir = path.dirname(fileURLToPath(import.meta.url));
 const app = express();
@@ -112,7 +110,6 @@ else server.listen(port, onListen);
 const redelivery = appEntry(await loadBuild()).startContactRedelivery();
 drainOnSignal(server, async () => {
   await redelivery.stop();
-  await outboxFolder.release();
   await vite?.close();
 });
 

@@ -52,12 +52,6 @@ export async function messageCommand(
       const now = !outcome.sent && outcome.kept ? outcome.kept : message;
       console.log(`${outcome.sent ? "sent" : "kept"}  ${describe(now)}`);
     });
-    if (!done) {
-      console.error(
-        `another resend is running on ${owner.where}: nothing sent; try again when it has finished`,
-      );
-      return 2;
-    }
     console.log(`${sent} sent, ${kept} still undelivered in ${owner.where}`);
     return reportSkipped(done.skipped) || kept > 0 ? 1 : 0;
   }

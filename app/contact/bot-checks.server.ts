@@ -1,13 +1,12 @@
 // Proof that a person used the form (decision 029): a solved ALTCHA challenge, or a signed no-JS token.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
+import type { Database } from "./database.server";
 
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;
@@ -29,7 +28,7 @@ export type BotChecks = {
   verify(form: FormData, client: string): Promise<ProofVerdict>;
 };
 
-export function createBotChecks(config: AppConfig, redis: RedisLink | null): BotChecks {
+export function createBotChecks(config: AppConfig, redis: RedisLink | null, db: Database | null): BotChecks {
   const { proofMinSeconds, confirmMinSeconds, maxAgeMinutes } = config.botChecks;
   const secret = (purpose: string) =>
     createHmac("sha256", config.sessionSecret).update(`contact-bot-checks:${purpose}`).digest("hex");
@@ -37,7 +36,7 @@ export function createBotChecks(config: AppConfig, redis: RedisLink | null): Bot
   const keySecret = secret("key");
   const tokenSecret = secret("confirmation");
   const maxAgeMs = maxAgeMinutes * 60_000;
-  const claim = createClaims(redis, maxAgeMs, path.join(config.mail.stateDir, "used-proofs"));
+  const claim = createClaims(redis, maxAgeMs, db);
   const clientTag = (client: string) =>
     createHmac("sha256", tokenSecret).update(client).digest("base64url").slice(0, 16);
 
@@ -138,16 +137,14 @@ function equal(a: string, b: string) {
 }
 
 /**
- * Each proof or token counts once: in Redis across replicas; without REDIS_URL as one empty file per
- * used proof beside the outbox, so a restart does not forget them (decision 051); in memory only while
- * a configured Redis is away.
+ * Each proof or token counts once: in Redis across replicas; without REDIS_URL in the SQLite store, so a
+ * restart does not forget them (decision 051); in memory only while a configured Redis is away.
  */
-function createClaims(redis: RedisLink | null, ttlMs: number, dir: string) {
-  const inFolder = claimsInFolder(ttlMs, dir);
+function createClaims(redis: RedisLink | null, ttlMs: number, db: Database | null) {
   const remember = redisOrMemory<true>(redis, { max: 100_000, ttlMs });
   return async (key: string): Promise<boolean> => {
     const hashed = createHash("sha256").update(key).digest("base64url");
-    if (!redis) return inFolder(hashed);
+    if (!redis && db) return db.claimProof(hashed, Date.now(), ttlMs);
     return remember(
       async (store) => (await store.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK",
       (used) => {
@@ -156,42 +153,5 @@ function createClaims(redis: RedisLink | null, ttlMs: number, dir: string) {
         return true;
       },
     );
-  };
-}
-
-/**
- * A claim is the exclusive creation of its file, the same work at any fill; a proof past its lifetime
- * is refused as expired before it is claimed, so files older than that go, at most once a lifetime.
- */
-function claimsInFolder(ttlMs: number, dir: string) {
-  let sweptAt = 0;
-  const sweep = async (now: number) => {
-    for (const name of await readdir(dir)) {
-      const file = path.join(dir, name);
-      const made = await stat(file).then(
-        (info) => info.mtimeMs,
-        () => now,
-      );
-      if (now - made > ttlMs) await rm(file, { force: true });
-    }
-  };
-  return async (hashed: string): Promise<boolean> => {
-    const file = path.join(dir, hashed);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const claimed = await writeFile(file, "", { flag: "wx", mode: 0o600 }).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "EEXIST") return false;
-        throw error;
-      },
-    );
-    const now = Date.now();
-    if (now - sweptAt > ttlMs) {
-      sweptAt = now;
-      sweep(now).catch((error: NodeJS.ErrnoException) =>
-        console.warn(`[contact] used proofs: could not sweep ${dir} (${error.code ?? error.message})`),
-      );
-    }
-    return claimed;
   };
 }

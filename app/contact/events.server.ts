@@ -3,20 +3,20 @@ import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { HeldFor, WaitingFor } from "./message-state.server";
-import type { StoreOutcome } from "./store.server";
-
-/** A message kept to be sent later or held for the owner, in the states' words; with the provider's failure, as the visitor heard it. */
-export type KeptEvent = {
-  outcome: "kept";
-  for: WaitingFor | HeldFor;
-  failure?: ContactFailureReason;
-  uncertain?: boolean;
-  signals?: string[];
-};
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
   | { outcome: "dropped"; reason: "honeypot" }
+  /** Kept to be sent later, or held for the owner, in the states' words; with the failure its visitor heard. */
+  | {
+      outcome: "kept";
+      for: WaitingFor | HeldFor;
+      failure?: ContactFailureReason;
+      uncertain?: boolean;
+      signals?: string[];
+    }
+  /** Not sent and not kept: no place was left for it (its client's, or the store's). */
+  | { outcome: "not_kept"; for: WaitingFor | HeldFor; why: "client_full" | "full" | "failed" }
   | { outcome: "already_kept"; for: WaitingFor | HeldFor }
   | { outcome: "unconfirmed"; problem: string }
   | { outcome: "redelivered"; attempts: number; uncertain: boolean }
@@ -35,17 +35,11 @@ export type ContactEvent =
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
   | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
-  | {
-      outcome: "purged";
-      folder: "spam" | "undelivered" | "queue";
-      reason: "expired" | "folder_full";
-      for?: WaitingFor | HeldFor;
-      ageDays: number;
-    }
+  /** Deleted: held or given up past CONTACT_KEEP_DAYS, or the oldest spam when the spam places are full. */
+  | { outcome: "purged"; for: WaitingFor | HeldFor; reason: "expired" | "full"; ageDays: number }
   | { outcome: "imported"; count: number }
   | { outcome: "state_error"; error: string }
-  | AlertEvent
-  | (KeptEvent & { stored: StoreOutcome | "failed" });
+  | AlertEvent;
 
 export type ContactLogger = (event: ContactEvent) => void;
 

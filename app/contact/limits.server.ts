@@ -9,12 +9,14 @@ import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.serve
 import type { RedisLink } from "~/lib/redis.server";
 import { looksHeadless, networkKey } from "./client.server";
 import type { ContactMessage } from "./schema";
-import type { StoreAllowance } from "./store.server";
 
 export type Refusal =
   | { status: 403; reason: "blocklisted" }
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
+
+/** A place among kept messages for one more (false: none left); `first`: the client keeps nothing yet. */
+export type StoreAllowance = false | { first: boolean };
 
 /** A post that passed its client's limits: who sent it, plain data the queue keeps with the message. */
 export type Admitted = {

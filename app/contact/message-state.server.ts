@@ -1,19 +1,15 @@
-// A message's state machine, in one vocabulary for both engines, the log, the owner's commands and the docs
-// (decision 053): its id, its states, what a visitor is told in each, and when it is tried again. Waiting
-// messages are sent by themselves, held ones only when the owner releases them.
+// A message's words and shapes: its states, the record an engine stores, what the relay and a visitor are
+// told. The decisions on them are the rulebook's (rulebook.server.ts).
 import { createHash } from "node:crypto";
-import type { AppConfig } from "~/config.server";
 import type { ContactFailureReason } from "./contract";
-import type { TemplateParams } from "./emailjs.server";
-import type { Sent } from "./queue.server";
-import type { RelayOutcome } from "./relay.server";
+import type { SendFailureKind, TemplateParams } from "./emailjs.server";
 
 /** What a waiting message waits for; each is sent again by itself when it frees. */
 export const WAITING_FOR = [
   "provider", // the provider failed; tried again with a backoff, given up after CONTACT_REDELIVER_FOR_HOURS of tries
   "uncertain", // as "provider", but an attempt may have arrived: tried again later
   "account", // the provider refuses the account until the owner fixes it; probed
-  "pace", // the provider's rate, or the queue is behind
+  "pace", // its slot at the provider's rate
   "day_limit",
   "month_limit",
   "network_share", // its network's daily share of mails
@@ -30,6 +26,7 @@ export type KeptState =
   | { state: "held"; for: HeldFor }
   | { state: "given_up"; for: WaitingFor };
 
+/** A kept message as the owner's commands show it (times as ISO strings). */
 export type Kept = KeptState & {
   /** The message's content hash: the same message posted again is the same one. */
   id: string;
@@ -45,7 +42,54 @@ export type Kept = KeptState & {
   signals?: string[];
 };
 
-/** A message's content hash: its file's name in the folder, its job's id in the queue. */
+/** A kept message as an engine stores it (times in ms): the one record the rules read and return. */
+export type Message = KeptState & {
+  id: string;
+  params: TemplateParams;
+  /** The sender's network: its daily share, and a fair turn when a backlog drains. */
+  network: string;
+  receivedAt: number;
+  since: number;
+  attempts: number;
+  nextAttempt: number | null;
+  uncertain: boolean;
+  /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
+  counted: boolean;
+  /** A unit of its network's daily share was spent on it, before its first try: never a second. */
+  shared: boolean;
+  /** Waiting on the provider or the account: what its visitor was told, and a re-post is told again. */
+  failure?: ContactFailureReason;
+  providerText?: string;
+  signals?: string[];
+};
+
+/** What the relay says of one send: sent, not sent because of what it waits for, or the provider's failure. */
+export type RelayOutcome =
+  /** `refusalEnded`: this send ended the account's refusal. */
+  | { ok: true; status: number; attempts: number; refusalEnded?: boolean }
+  | { ok: false; waiting: RelayWait; until?: number }
+  | {
+      ok: false;
+      waiting?: undefined;
+      failure: Exclude<SendFailureKind, "paced">;
+      status: number;
+      text: string;
+      uncertain: boolean;
+      counted: boolean;
+      /** The account's refusal, with what the owner should do; null for this message's own or a passing fault. */
+      hint: string | null;
+      /** A 4xx about this message alone: held for the owner with the provider's words, the rest go on. */
+      refusedForItself: boolean;
+      attempts: number;
+    };
+export type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
+export type RelayFailure = Extract<RelayOutcome, { failure: unknown }>;
+
+/** What a visitor is told: sent (or waiting only for what frees by itself), or how it failed. */
+export type Sent =
+  { ok: true; waiting?: WaitingFor } | { ok: false; status: number; reason: ContactFailureReason };
+
+/** A message's content hash: the same message posted again is the same one. */
 export function messageId(params: TemplateParams): string {
   const key = JSON.stringify([params.from_email, params.subject, params.message]);
   return createHash("sha256").update(key).digest("hex").slice(0, 32);
@@ -67,10 +111,10 @@ export const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" }
 /** Not sent, and no place to keep it: the visitor keeps the text and is told to write by other means. */
 export const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
-type RelayFailure = Exclude<RelayOutcome, { ok: true } | { waiting: Exclude<WaitingFor, "account"> }>;
-
 /** A failed send's answer: the account's refusal, or how the provider failed. */
-export function failureOf(outcome: RelayFailure): { status: number; reason: ContactFailureReason } {
+export function failureOf(
+  outcome: Exclude<RelayOutcome, { ok: true } | { waiting: Exclude<RelayWait, "account"> }>,
+) {
   return outcome.waiting || outcome.hint ? REFUSING : FAILURE[outcome.failure];
 }
 
@@ -81,31 +125,22 @@ export function waitingOn(reason: ContactFailureReason, uncertain: boolean) {
   return { for: waitingFor, failure: reason };
 }
 
-/** Waiting on the provider's failure: the only wait that may give a message up or call for an alert (decision 052). */
+/** Waiting on the provider's failure: the only wait that may give a message up or call for an alert. */
 export const failedByProvider = (kept: { for: WaitingFor | HeldFor }) =>
   kept.for === "provider" || kept.for === "uncertain";
 
-/** What a visitor who posts a kept message again is told, from its state: it is never sent a second time. */
-export function answerOf(kept: KeptState, failure?: ContactFailureReason): Sent {
-  if (kept.for === "refused_by_provider") return { ok: false, ...REFUSED_FOR_ITSELF };
-  if (kept.for === "account") return { ok: false, ...REFUSING };
-  if (failedByProvider(kept)) {
-    return {
-      ok: false,
-      ...(Object.values(FAILURE).find(({ reason }) => reason === failure) ?? FAILURE.server_error),
-    };
-  }
-  return kept.state === "waiting" ? { ok: true, waiting: kept.for } : { ok: true };
-}
-
-/** The wait before the next try after `attempts` failed ones: doubling up to the maximum, first longer when uncertain. */
-export function redeliveryBackoffSeconds(
-  attempts: number,
-  uncertain: boolean,
-  settings: AppConfig["redelivery"],
-): number {
-  const first = uncertain ? settings.uncertainSeconds : settings.firstSeconds;
-  return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
+/** A kept message in the owner's words and times. */
+export function keptView(message: Message): Kept {
+  const { network: _, counted: __, failure: ___, ...rest } = message;
+  return {
+    ...rest,
+    receivedAt: new Date(message.receivedAt).toISOString(),
+    since: new Date(message.since).toISOString(),
+    nextAttempt:
+      message.state === "waiting" && message.nextAttempt !== null
+        ? new Date(message.nextAttempt).toISOString()
+        : null,
+  };
 }
 
 export function describeState(kept: KeptState): string {

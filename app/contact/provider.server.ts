@@ -1,21 +1,8 @@
 // Whether the provider takes mail or refuses the account until the owner acts, kept beside the outbox (decision 047).
 import { createHash } from "node:crypto";
 import type { MailConfig } from "~/config.server";
+import { refusedOne, type KnownFailure, type Refusals } from "./rulebook.server";
 import type { SharedState } from "./shared-state.server";
-
-/** A refusal only the owner can fix, with what to do; null for a refusal of one message or a passing fault. */
-export function accountRefusal(status: number, text: string): string | null {
-  if (status === 403 && /non-browser/i.test(text)) {
-    return "enable API for non-browser applications in EmailJS, Account → Security";
-  }
-  if (status === 412) return "reconnect the email service (e.g. Gmail) in EmailJS, Email Services";
-  if (status >= 400 && status < 500 && status !== 429) {
-    if (/public key|user(_| )?id|service id|template id|private key|access ?token/i.test(text)) {
-      return "check EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID and EMAILJS_PRIVATE_KEY against the EmailJS dashboard";
-    }
-  }
-  return null;
-}
 
 /** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */
 export type AskedPause = { at: string; ms: number };
@@ -32,25 +19,27 @@ export type ProviderState = (
       lastProbe: string;
       lastProbeId?: string;
     }
-) & { asked?: AskedPause };
+) & {
+  asked?: AskedPause;
+  /** The provider's last failure, until a send goes through: while set, it is known to be failing. */
+  failing?: NonNullable<KnownFailure>;
+};
 
 const OK: ProviderState = { state: "ok" };
 
-type Refused = { refusals: { status: number; words: string; id: string; at: number }[] };
 const REFUSED = "refusals";
-const REFUSAL_MEMORY_MS = 86_400_000;
-const REFUSALS_KEPT = 20;
 
 export type Provider = {
   read(): Promise<ProviderState>;
   refusing(status: number, text: string, hint: string): Promise<boolean>;
+  /** A send went through: true when that ends the account's refusal (the owner is told). */
   back(): Promise<boolean>;
+  /** The provider failed a send: it is known to be failing until one goes through. */
+  failed(failure: NonNullable<KnownFailure>): Promise<void>;
+  knownFailure(): Promise<KnownFailure>;
   /** A probe, at most one per interval for every instance, never the same message twice in a row while another waits. */
   probeDue(probeSeconds: number, id?: string): Promise<boolean>;
-  /**
-   * One message refused for itself: null, unless a different message was refused the same way within a day,
-   * and then the account's refusal, in the provider's own words.
-   */
+  /** One message refused for itself: null, or the account's refusal when the rulebook finds it confirmed. */
   refusedOne(status: number, text: string, id: string): Promise<string | null>;
   /** Records a pause asked past the cap; true when it starts an episode (none in force before), to tell the owner. */
   asked(pauseMs: number): Promise<boolean>;
@@ -99,10 +88,16 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
       }),
     back: () =>
       state.change<ProviderState, boolean>(RECORD, OK, (was) =>
-        was.state === "ok" && !was.asked
+        was.state === "ok" && !was.asked && !was.failing
           ? { next: null, result: false }
           : { next: OK, result: was.state !== "ok" },
       ),
+    failed: (failure) =>
+      state.change<ProviderState, void>(RECORD, OK, (was) => ({
+        next: { ...was, failing: failure },
+        result: undefined,
+      })),
+    knownFailure: async () => (await state.read<ProviderState>(RECORD, OK)).failing ?? null,
     probeDue: (probeSeconds, id) =>
       state.change<ProviderState, boolean>(RECORD, OK, (was) => {
         if (was.state !== "refusing") return { next: null, result: false };
@@ -116,14 +111,13 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
           : { next: null, result: false };
       }),
     refusedOne: (status, text, id) =>
-      state.change<Refused, string | null>(REFUSED, { refusals: [] }, ({ refusals }) => {
-        const at = now().getTime();
-        const words = providerWords(text);
-        const recent = refusals.filter((r) => at - r.at < REFUSAL_MEMORY_MS && r.id !== id);
-        const twice = recent.some((r) => r.status === status && r.words === words);
-        const next = { refusals: [...recent, { status, words, id, at }].slice(-REFUSALS_KEPT) };
-        const hint = `EmailJS refused two different messages with ${status} "${words}": see what it says in the EmailJS dashboard`;
-        return { next, result: twice ? hint : null };
+      state.change<Refusals, string | null>(REFUSED, { refusals: [] }, (recorded) => {
+        const { next, hint } = refusedOne(
+          recorded,
+          { status, words: providerWords(text), id },
+          now().getTime(),
+        );
+        return { next, result: hint };
       }),
     asked: (pauseMs) =>
       state.change<ProviderState, boolean>(RECORD, OK, (was) => {

@@ -1,102 +1,56 @@
 // Every message a job in one BullMQ queue on Redis: any number of instances, no shared disk. BullMQ paces the
-// provider for all workers together, retries with the redelivery backoff and keeps what is held (decision 053).
-import { rm } from "node:fs/promises";
-import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobType } from "bullmq";
+// provider for all workers together and schedules each wait; what follows each try is the rulebook's.
+import { DelayedError, Queue, QueueEvents, Worker, type Job } from "bullmq";
 import Redis from "ioredis";
-import type { AppConfig } from "~/config.server";
-import type { ContactFailureReason } from "./contract";
-import type { TemplateParams } from "./emailjs.server";
-import type { ContactLogger } from "./events.server";
-import { tellOwner, type Notify } from "./housekeeping.server";
+import type { Admitted } from "./limits.server";
+import { NOT_KEPT, type Message } from "./message-state.server";
+import type { Delivery, Engine, Sent } from "./queue.server";
+import { attempt } from "./attempt.server";
+import { ownerCommands } from "./owner-commands.server";
+import { createRedisOwner, type RedisEngineParts } from "./queue-redis-owner.server";
 import {
+  afterAttempt,
+  afterRefusal,
   answerOf,
-  failureOf,
-  messageId,
-  NOT_KEPT,
-  redeliveryBackoffSeconds,
-  REFUSING,
-  type HeldFor,
-  type Kept,
-  type KeptState,
-  type WaitingFor,
-} from "./message-state.server";
-import type { Admitted, Quotas } from "./limits.server";
-import type { Delivery, Engine, OwnerPort, Sent, SendNow } from "./queue.server";
-import { providerWords } from "./provider.server";
-import { notSentWords, type Pacing, type Relay, type Sender } from "./relay.server";
-import type { SharedState } from "./shared-state.server";
-import {
-  listUndelivered,
-  RESERVED_FOR_NEW_CLIENTS,
-  storeUndelivered,
-  UNDELIVERED_LIMIT,
-  type UndeliveredEntry,
-} from "./store.server";
+  placeFor,
+  received,
+  rulesOf,
+  suspected,
+  visitorAnswer,
+} from "./rulebook.server";
 
 const PREFIX = "portfolio";
+/** Waiting messages, each a job scheduled for its next try; held and given-up ones wait for the owner apart. */
 const MESSAGES = "contact";
 const HELD = "contact-held";
-
-type JobData = {
-  params: TemplateParams;
-  network: string;
-  receivedAt: string;
-  since: string;
-  waitingFor?: WaitingFor;
-  heldFor?: HeldFor;
-  uncertain?: boolean;
-  /** A unit of the send budget, or of the network's share, is spent on it: sending again spends none. */
-  counted?: boolean;
-  networkCounted?: boolean;
-  providerText?: string;
-  signals?: string[];
-  /** The owner's test message: tried once, even while the account is refused. */
-  test?: boolean;
-  /** When it is due again, once it waits (as BullMQ was told: a delay, or the backoff). */
-  nextAttempt?: number;
-  /** The provider's last failure, as a visitor is told it. */
-  failure?: { status: number; reason: ContactFailureReason };
-};
-
-/** What the worker tells a waiting visitor after each attempt. */
-type Step =
-  | { state: "sent" }
-  | { state: "waiting"; for: WaitingFor; failure?: { status: number; reason: ContactFailureReason } }
-  | { state: "held"; for: "refused_by_provider" };
 
 /** A visitor waits this long for its job to start, then is answered from its state (it goes on in the background). */
 const VISITOR_START_MS = 800;
 const VISITOR_STEP_MS = 12_000;
-/** The owner's commands wait this long for a message they moved. */
-const OWNER_WAIT_MS = 24_000;
 const ADD_TIMEOUT_MS = 2_000;
-const TICK_MS = 30_000;
-const DONE_KEPT_S = 3_600;
+/** BullMQ's close waits for Redis for ever: past this, what is left is cut (a job in hand takes at most 3 s). */
+const CLOSE_MS = 5_000;
+/** Not started, or not ended, in time: it waits its turn. */
+const PACE: Sent = { ok: true, waiting: "pace" };
 
-export type RedisEngineParts = {
-  config: AppConfig;
-  /** The relay, paced by this queue: BullMQ's limiter, and a provider's Retry-After as the queue's pause. */
-  relay(pacing: Pacing, waiting: () => Promise<number>): Relay;
-  state: SharedState;
-  log: ContactLogger;
-  notify: Notify;
-  quotas: Quotas;
-  /** What in Redis's settings would lose a kept message (RedisLink.risks). */
-  risks(): Promise<string[]>;
-};
-
-/** How many failed sends the backoff fits in CONTACT_REDELIVER_FOR_HOURS: the give-up clock counts only tries. */
-export function attemptsWithin(settings: AppConfig["redelivery"]): number {
-  let total = 0;
-  let attempts = 1;
-  while (total < settings.forHours * 3_600)
-    total += redeliveryBackoffSeconds(attempts++ - 1, false, settings);
-  return attempts;
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): Engine {
-  const { config, log } = parts;
-  // Adds fail at once while Redis is away (the visitor's message then goes to this instance's disk).
+  const { config, log, db } = parts;
+  const rules = rulesOf(config);
+  // Adds fail at once while Redis is away (the visitor's message then waits in this instance's store).
   const connection = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   connection.on("error", () => undefined);
   // Workers and event readers block: BullMQ wants them to wait for Redis rather than fail.
@@ -108,28 +62,40 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     return opened;
   };
   const opts = { connection, prefix: PREFIX };
-  const messages = new Queue<JobData>(MESSAGES, opts);
-  const held = new Queue<JobData>(HELD, opts);
+  const messages = new Queue<Message>(MESSAGES, opts);
+  const held = new Queue<Message>(HELD, opts);
   messages.on("error", () => undefined);
   held.on("error", () => undefined);
-  let risksTold = false;
   const intervalMs = Math.ceil((1_000 / config.maxPerSecond) * 1.1);
-  // The limiter's window counts from a job's start; restarted as its request leaves, the next one leaves a
-  // whole interval after it however long the job took to get there. A longer pause (a 429) stays.
-  const slot = async () => {
-    if ((await messages.getRateLimitTtl(1)) < intervalMs) await messages.rateLimit(intervalMs);
-    return true;
-  };
-  const relay = parts.relay({ slot, pause: (ms) => messages.rateLimit(ms) }, () =>
-    messages.getJobCountByTypes("waiting", "prioritized", "delayed"),
+  const waiting = () => messages.getJobCountByTypes("waiting", "prioritized", "delayed");
+  // In the worker, the limiter's window counts from a job's start; restarted as its request leaves, the next
+  // one leaves a whole interval after it however long the job took to get there. A longer pause (a 429) stays.
+  const relay = parts.relay(
+    {
+      slot: async () => {
+        if ((await messages.getRateLimitTtl(1)) < intervalMs) await messages.rateLimit(intervalMs);
+        return true;
+      },
+      pause: (ms) => messages.rateLimit(ms),
+    },
+    waiting,
   );
-  const jobOptions = (priority: number) => ({
-    attempts: attemptsWithin(config.redelivery),
-    backoff: { type: "redelivery" },
-    priority,
-    removeOnComplete: { age: DONE_KEPT_S },
-    removeOnFail: false,
-  });
+  // The owner's sends, from any process: each waits for the limiter's window to be free, then takes it.
+  const ownerRelay = parts.relay(
+    {
+      async slot(_who, maxWaitMs) {
+        const deadline = Date.now() + maxWaitMs;
+        for (let ttl = await messages.getRateLimitTtl(1); ttl > 0; ttl = await messages.getRateLimitTtl(1)) {
+          if (Date.now() + ttl > deadline) return false;
+          await sleep(Math.min(ttl, 250));
+        }
+        await messages.rateLimit(intervalMs);
+        return true;
+      },
+      pause: (ms) => messages.rateLimit(ms),
+    },
+    waiting,
+  );
 
   /** One message per network per round: its first waiting message goes first, its second in the next round. */
   const roundKey = (network: string) => `${PREFIX}:${MESSAGES}:round:${network}`;
@@ -143,478 +109,245 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
   const leftRound = (network: string) => connection.decr(roundKey(network)).catch(() => 0);
 
-  const enqueue = async (data: JobData, id: string) =>
-    messages.add("message", data, { ...jobOptions(await round(data.network)), jobId: id });
-
-  async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("timeout")), ms);
+  /** A message where its state puts it: waiting, a job due at its next try; held or given up, apart. */
+  async function file(message: Message) {
+    // BullMQ's types take the union of states for `never`; the data is the rulebook's Message as it is.
+    const data = message as never;
+    if (message.state !== "waiting") return held.add("held", data, { jobId: message.id });
+    return messages.add("message", data, {
+      jobId: message.id,
+      priority: await round(message.network),
+      delay: Math.max(0, (message.nextAttempt ?? 0) - Date.now()),
+      // Only a fault of our own (Redis, a bug) fails a job: the rulebook's waits are delays.
+      attempts: 5,
+      backoff: { type: "exponential", delay: 10_000 },
+      // Sent is done: forgotten at once, as on the store (the same text posted later is a new message).
+      removeOnComplete: true,
+      removeOnFail: false,
     });
-    try {
-      return await Promise.race([work, late]);
-    } finally {
-      clearTimeout(timer);
+  }
+
+  /** The account's refusal ended: what waited for it follows at the pace. */
+  async function accountWaitersFollow() {
+    for (const job of await messages.getJobs(["delayed"])) {
+      const next = job && afterRefusal(job.data, Date.now());
+      if (next && next !== job.data) await job.updateData(next as never).then(() => job.promote());
     }
   }
 
   // Visitors wait on their own job's events, from whichever instance's worker runs it.
   const events = new QueueEvents(MESSAGES, { connection: blocking(), prefix: PREFIX });
   events.on("error", () => undefined);
-  const waiters = new Map<string, (step: Step | "active") => void>();
+  /** Every visitor waiting on a job, each told every step (identical posts share a job). */
+  const waiters = new Map<string, Set<(step: Sent | "active") => void>>();
   // A step is told once the job has left `active`, so the visitor's answer may still remove it.
-  const stepFromJob = async (jobId: string): Promise<Step> => {
+  const stepFromJob = async (jobId: string): Promise<Sent> => {
     const data = (await messages.getJob(jobId).catch(() => null))?.data;
-    return {
-      state: "waiting",
-      for: data?.waitingFor ?? "pace",
-      ...(data?.failure ? { failure: data.failure } : {}),
-    };
+    return data ? answerOf(data, data.failure) : PACE;
   };
-  const tell = (jobId: string, step: Step | Promise<Step> | "active") => {
-    const waiter = waiters.get(jobId);
-    if (waiter) void Promise.resolve(step).then(waiter);
+  const tell = (jobId: string, step: Sent | Promise<Sent> | "active") => {
+    const told = waiters.get(jobId);
+    if (told) void Promise.resolve(step).then((step) => [...told].forEach((waiter) => waiter(step)));
   };
   events.on("active", ({ jobId }) => tell(jobId, "active"));
   events.on("completed", ({ jobId, returnvalue }) =>
-    tell(jobId, (returnvalue as unknown as Step | undefined) ?? { state: "sent" }),
+    tell(jobId, (returnvalue as unknown as Sent | undefined) ?? { ok: true }),
   );
   events.on("delayed", ({ jobId }) => waiters.has(jobId) && tell(jobId, stepFromJob(jobId)));
-  events.on("failed", ({ jobId }) => waiters.has(jobId) && tell(jobId, stepFromJob(jobId)));
-  events.on(
-    "waiting",
-    ({ jobId, prev }) => prev === "active" && tell(jobId, { state: "waiting", for: "pace" }),
-  );
+  events.on("waiting", ({ jobId, prev }) => prev === "active" && tell(jobId, PACE));
 
   /**
-   * What becomes of a job: its step, or "waiting for the pace" when it has not started within `startMs`
-   * or not ended within `stepMs` of its start. Registered before the job is added or moved, so no event is missed.
+   * What its visitor is told of a job: its answer, or "waiting for the pace" when it has not started within
+   * VISITOR_START_MS or not ended within VISITOR_STEP_MS of its start. Registered before the job is added, so
+   * no event is missed; `stop` when the answer comes from elsewhere.
    */
-  function stepOf(id: string, startMs = VISITOR_START_MS, stepMs = VISITOR_STEP_MS): Promise<Step> {
-    return new Promise((resolve) => {
-      const done = (step: Step) => {
-        clearTimeout(timer);
-        waiters.delete(id);
-        resolve(step);
-      };
-      let timer = setTimeout(() => done({ state: "waiting", for: "pace" }), startMs);
-      waiters.set(id, (step) => {
+  function stepOf(id: string) {
+    let done: (step: Sent) => void = () => undefined;
+    const step = new Promise<Sent>((resolve) => {
+      let timer = setTimeout(() => done(PACE), VISITOR_START_MS);
+      const waiter = (step: Sent | "active") => {
         if (step !== "active") return done(step);
         clearTimeout(timer);
-        timer = setTimeout(() => done({ state: "waiting", for: "pace" }), stepMs);
-      });
+        timer = setTimeout(() => done(PACE), VISITOR_STEP_MS);
+      };
+      done = (step) => {
+        clearTimeout(timer);
+        const told = waiters.get(id);
+        told?.delete(waiter);
+        if (!told?.size) waiters.delete(id);
+        resolve(step);
+      };
+      waiters.set(id, (waiters.get(id) ?? new Set()).add(waiter));
     });
+    return { step, stop: () => done(PACE) };
   }
 
   /** Visitors' jobs not yet answered: not counted in the places until they are known to be kept. */
   const INFLIGHT = `${PREFIX}:${MESSAGES}:answering`;
   const INFLIGHT_MS = 60_000;
+  /** "0" while EmailJS fails or holds back what the worker last tried ("1": it took it); a 429 tells nothing. */
+  const MAILING = `${PREFIX}:${MESSAGES}:mailing`;
 
   const delivery: Delivery = {
     async send(params, sender) {
-      const id = messageId(params);
-      const now = new Date().toISOString();
-      const data: JobData = { params, network: sender.network, receivedAt: now, since: now };
-      const step = stepOf(id);
+      const message = received(params, sender.network, Date.now());
+      const { id } = message;
+      const waiting = stepOf(id);
       try {
         // Held for the owner: answered from there, never sent again by a re-post. Both asked at once.
         const [setAside, existing] = await withTimeout(
           Promise.all([held.getJob(id), messages.getJob(id)]),
           ADD_TIMEOUT_MS,
         );
-        if (setAside) {
-          waiters.delete(id);
-          log({ outcome: "already_kept", for: setAside.data.heldFor ?? "suspected_spam" });
-          return answerOf(kept(setAside, "waiting"));
-        }
-        const state = existing && (await existing.getState());
-        if (existing && state !== "failed") {
-          waiters.delete(id);
-          log({ outcome: "already_kept", for: existing.data.waitingFor ?? "pace" });
-          if (state === "completed") return { ok: true };
-          return answerOf(kept(existing, state ?? "unknown"), existing.data.failure?.reason);
+        const failed = existing && (await existing.getState()) === "failed";
+        const kept = setAside?.data ?? (failed ? null : existing?.data);
+        if (kept) {
+          log({ outcome: "already_kept", for: kept.for });
+          // Its first try is still to come or under way: this visitor is told its outcome too.
+          if (kept.for === "pace" && kept.attempts === 0 && !setAside) return await waiting.step;
+          waiting.stop();
+          return answerOf(kept, kept.failure);
         }
         await existing?.remove();
         await withTimeout(connection.zadd(INFLIGHT, Date.now(), id), ADD_TIMEOUT_MS);
-        await withTimeout(enqueue(data, id), ADD_TIMEOUT_MS);
+        await withTimeout(file(message), ADD_TIMEOUT_MS);
       } catch {
-        waiters.delete(id);
-        return spool(params, data.network);
+        waiting.stop();
+        return spool(message);
       }
       log({ outcome: "accepted", transport: "relay" });
       try {
         // The account is refused: the job waits for the owner's fix, and the visitor is told so at once.
-        const refusing = (await relay.provider.read().catch(() => null))?.state === "refusing";
-        if (refusing) waiters.delete(id);
-        return await keptOrNot(
-          id,
-          data,
-          refusing ? { state: "waiting", for: "account" } : await step,
-          sender,
-        );
+        const provider = await relay.provider.read().catch(() => null);
+        if (provider?.state === "refusing") waiting.stop();
+        const seen =
+          provider?.state === "refusing"
+            ? answerOf({ state: "waiting", for: "account" })
+            : await waiting.step;
+        // Behind its slot while EmailJS is known to fail: its visitor hears that failure, as on every engine.
+        const known = seen === PACE ? await relay.provider.knownFailure().catch(() => null) : null;
+        const paced = { ok: false, waiting: "pace" } as const;
+        const told = known ? visitorAnswer(afterAttempt(message, paced, Date.now(), rules, known)) : seen;
+        // Redis lost since the add: the message was accepted, and the visitor hears what is known of it.
+        return await keptOrNot(message, told, sender).catch(() => told);
       } finally {
         await connection.zrem(INFLIGHT, id).catch(() => 0);
       }
     },
     async keepAsSpam(params, signals, sender) {
-      const now = new Date().toISOString();
-      const data = { params, network: sender.network, receivedAt: now, since: now, signals };
+      const message = suspected(params, sender.network, signals, Date.now());
       try {
+        if (await held.getJob(message.id)) return true;
         if (!(await parts.quotas.keep(sender, true))) return false;
-        // A full spam queue makes room: the oldest suspected spam goes.
-        if ((await held.getWaitingCount()) >= UNDELIVERED_LIMIT) {
-          const [oldest] = await held.getJobs(["wait"], 0, 0, true);
-          if (oldest) {
-            await oldest.remove();
-            const ageDays = Math.floor((Date.now() - oldest.timestamp) / 86_400_000);
-            log({ outcome: "purged", folder: "queue", reason: "folder_full", ageDays });
-          }
-        }
-        await withTimeout(
-          held.add("held", { ...data, heldFor: "suspected_spam" }, { jobId: messageId(params) }),
-          ADD_TIMEOUT_MS,
+        const spam = (await held.getJobs(["wait"], 0, -1, true)).filter(
+          (job) => job?.data.for === "suspected_spam",
         );
-        log({ outcome: "kept", for: "suspected_spam", signals, stored: "new" });
+        // A full spam place makes room: the oldest suspected spam goes.
+        if (placeFor(spam.length, true, true) === "evict_oldest" && spam[0]) {
+          await spam[0].remove();
+          const ageDays = Math.floor((Date.now() - spam[0].data.since) / 86_400_000);
+          log({ outcome: "purged", for: "suspected_spam", reason: "full", ageDays });
+        }
+        await withTimeout(file(message), ADD_TIMEOUT_MS);
+        log({ outcome: "kept", for: "suspected_spam", signals });
         return true;
       } catch {
-        log({ outcome: "kept", for: "suspected_spam", signals, stored: "failed" });
+        log({ outcome: "not_kept", for: "suspected_spam", why: "failed" });
         return false;
       }
     },
   };
 
-  /** Not sent yet: kept within what one client may leave and the queue's places (decision 024), or dropped. */
-  async function keptOrNot(id: string, data: JobData, seen: Step, sender: Admitted): Promise<Sent> {
-    if (seen.state === "sent") return { ok: true };
+  /**
+   * Not sent yet: kept within what one client may leave and the queue's places (decision 024), or dropped.
+   * Only behind others for its pace slot while EmailJS takes mail, it is not kept: it spends no place.
+   */
+  async function keptOrNot(message: Message, told: Sent, sender: Admitted): Promise<Sent> {
+    if (told.ok && !told.waiting) return told;
+    if (told.ok && told.waiting === "pace" && (await connection.get(MAILING)) !== "0") return told;
     const allowance = await parts.quotas.keep(sender, false);
-    const places =
-      allowance && allowance.first ? UNDELIVERED_LIMIT : UNDELIVERED_LIMIT - RESERVED_FOR_NEW_CLIENTS;
     const answering = await connection.zcount(INFLIGHT, Date.now() - INFLIGHT_MS, "+inf");
-    if (!allowance || (await messages.getJobCountByTypes(...KEPT_STATES)) - answering >= places) {
-      if ((await messages.remove(id).catch(() => 0)) === 1) void leftRound(data.network);
-      const stored = allowance ? "full" : "client_full";
-      log({ outcome: "kept", for: seen.for, stored });
+    const kept = (await messages.getJobCountByTypes(...KEPT_STATES)) - answering;
+    if (!allowance || placeFor(kept, allowance.first, false) === "full") {
+      if ((await messages.remove(message.id).catch(() => 0)) === 1) void leftRound(message.network);
+      log({ outcome: "not_kept", for: "pace", why: allowance ? "full" : "client_full" });
       return NOT_KEPT;
     }
-    const answer = answerOf(seen, seen.state === "waiting" ? seen.failure?.reason : undefined);
     // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
-    if (!answer.ok) await parts.quotas.giveBack(sender);
-    return answer;
+    if (!told.ok) await parts.quotas.giveBack(sender);
+    return told;
   }
 
-  /** Redis away: this instance's disk keeps it, and the next tick moves it into the queue. */
-  async function spool(params: TemplateParams, network: string) {
-    const keptAs = { for: "queue" as const, uncertain: false, upstreamStatus: 0, network };
+  /** Redis away: this instance's store keeps it, and the next look moves it into the queue. */
+  function spool(message: Message): Sent {
     try {
-      const stored = await storeUndelivered(config.mail.undeliveredDir, params, keptAs);
-      log({ outcome: "kept", for: "queue", stored });
-      return stored === "new" || stored === "existing" ? ({ ok: true, waiting: "queue" } as const) : NOT_KEPT;
+      if (!db.durable || db.get(message.id)) throw new Error("not kept");
+      db.put({ ...message, state: "waiting", for: "queue" });
+      log({ outcome: "kept", for: "queue" });
+      return { ok: true, waiting: "queue" };
     } catch {
+      log({ outcome: "not_kept", for: "queue", why: "failed" });
       return NOT_KEPT;
     }
-  }
-
-  /** A job as the owner sees it; `state` as BullMQ listed it (failed: given up). */
-  function kept(job: Job<JobData>, state: string): Kept {
-    const d = job.data;
-    const keptState: KeptState = d.heldFor
-      ? { state: "held", for: d.heldFor }
-      : state === "failed"
-        ? { state: "given_up", for: d.waitingFor ?? "provider" }
-        : { state: "waiting", for: d.waitingFor ?? "pace" };
-    return {
-      ...keptState,
-      id: job.id!,
-      params: d.params,
-      receivedAt: d.receivedAt,
-      since: state === "failed" && job.finishedOn ? new Date(job.finishedOn).toISOString() : d.since,
-      attempts: job.attemptsMade,
-      nextAttempt: state === "delayed" && d.nextAttempt ? new Date(d.nextAttempt).toISOString() : null,
-      uncertain: Boolean(d.uncertain),
-      ...(d.providerText ? { providerText: d.providerText } : {}),
-      ...(d.signals ? { signals: d.signals } : {}),
-    };
   }
 
   // The worker: one per instance; BullMQ's limiter is the provider's rate for all of them together.
-  async function deliver(job: Job<JobData>, token?: string): Promise<Step> {
-    const d = job.data;
-    const later = async (
-      at: number,
-      waitingFor: WaitingFor,
-      extra: Partial<JobData> = {},
-    ): Promise<never> => {
-      await job.updateData({ ...d, ...extra, waitingFor, nextAttempt: at });
-      await job.moveToDelayed(at, token);
-      throw new DelayedError();
-    };
-    let who: Sender = d.test ? "owner" : "redelivery";
-    if (!d.test && (await relay.provider.read()).state === "refusing") {
-      if (!(await relay.provider.probeDue(config.providerProbeSeconds, job.id))) {
-        return later(Date.now() + config.providerProbeSeconds * 1_000, "account");
-      }
-      who = "probe";
+  async function deliver(job: Job<Message>, token?: string): Promise<Sent> {
+    let who: "redelivery" | "probe" = "redelivery";
+    if ((await relay.provider.read()).state === "refusing") {
+      if (await relay.provider.probeDue(config.providerProbeSeconds, job.id)) who = "probe";
     }
-    if (!d.networkCounted && !d.test) {
-      const share = await parts.quotas.networkShare(d.network);
-      if (!share.ok) return later(Date.now() + share.retryMs, "network_share");
+    const { sent, next } = await attempt(job.data, who, { ...attemptParts, relay });
+    if (sent && (sent.ok || (sent.waiting ? sent.waiting !== "pace" : sent.status !== 429)))
+      await connection.set(MAILING, sent.ok ? "1" : "0").catch(() => null);
+    // Too many requests: the queue's limiter holds every worker back, and this message keeps its place.
+    if (sent && !sent.ok && !sent.waiting && sent.status === 429) throw Worker.RateLimitError();
+    if (!next) return { ok: true };
+    if (next.state !== "waiting") {
+      await file(next);
+      return answerOf(next, next.failure);
     }
-    const sent = await relay.send(d.params, { who, counted: d.counted });
-    const spent = { networkCounted: true, counted: d.counted || (!sent.ok && !sent.waiting && sent.counted) };
-    if (sent.ok) return { state: "sent" };
-    // The owner's test is tried once: what stopped it is its answer, never a later mail.
-    if (d.test) {
-      const why = notSentWords(sent);
-      await job.updateData({ ...d, providerText: why });
-      throw new UnrecoverableError(why);
-    }
-    if (sent.waiting === "day_limit" || sent.waiting === "month_limit") {
-      const { day, month } = await relay.budget.usage();
-      const turns = sent.waiting === "day_limit" ? day.turnsAt : month.turnsAt;
-      return later(turns.getTime(), sent.waiting, spent);
-    }
-    if (sent.waiting) return later(Date.now() + config.providerProbeSeconds * 1_000, "account", spent);
-    const providerText = providerWords(sent.text);
-    if (sent.status === 429) {
-      await job.updateData({ ...d, ...spent, waitingFor: "pace" });
-      throw Worker.RateLimitError();
-    }
-    if (sent.hint) {
-      const failure = REFUSING;
-      return later(Date.now() + config.providerProbeSeconds * 1_000, "account", {
-        ...spent,
-        providerText,
-        failure,
-      });
-    }
-    if (sent.refusedForItself) {
-      const heldFor = "refused_by_provider";
-      await held.add(
-        "held",
-        { ...d, ...spent, heldFor, providerText, since: new Date().toISOString() },
-        { jobId: job.id },
-      );
-      log({ outcome: "kept", for: heldFor, stored: "new" });
-      return { state: "held", for: heldFor };
-    }
-    const uncertain = Boolean(d.uncertain) || sent.uncertain;
-    const waitingFor = uncertain ? "uncertain" : "provider";
-    const backoff = redeliveryBackoffSeconds(job.attemptsMade, uncertain, config.redelivery) * 1_000;
-    const failure = failureOf(sent);
-    const nextAttempt = Date.now() + backoff;
-    await job.updateData({ ...d, ...spent, uncertain, waitingFor, providerText, failure, nextAttempt });
-    throw new Error(failure.reason);
+    await job.updateData(next as never);
+    await job.moveToDelayed(next.nextAttempt ?? Date.now(), token);
+    throw new DelayedError();
   }
 
-  const owner: OwnerPort = {
-    engine: "redis",
-    where: "the queue",
-    async list() {
-      // One listing a state: the state is known without asking Redis for each job's.
-      const listing = async (queue: Queue<JobData>, state: JobType) =>
-        (await queue.getJobs([state])).filter((job) => job && !job.data.test).map((job) => kept(job, state));
-      const listed = await Promise.all([
-        ...(["waiting", "prioritized", "delayed", "active", "failed"] as const).map((state) =>
-          listing(messages, state),
-        ),
-        listing(held, "waiting"),
-      ]);
-      const all = listed.flat().sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
-      return { messages: all, skipped: [] };
-    },
-    async get(id) {
-      // Held first: a job the worker set aside is done in the main queue too.
-      const job = (await held.getJob(id)) ?? (await messages.getJob(id));
-      const state = job && (await job.getState());
-      return job && state !== "completed" ? kept(job, state ?? "unknown") : null;
-    },
-    async remove(id) {
-      const job = (await held.getJob(id)) ?? (await messages.getJob(id));
-      if (!job) return false;
-      await job.remove();
-      return true;
-    },
-    async release(id) {
-      const job = await held.getJob(id);
-      if (!job) return null;
-      const { heldFor: _, ...data } = job.data;
-      await messages.remove(id).catch(() => 0);
-      return outcomeOf(id, async () => {
-        await enqueue({ ...data, since: new Date().toISOString(), waitingFor: "pace" }, id);
-        await job.remove();
-      });
-    },
-    async sendNow(id) {
-      const job = await messages.getJob(id);
-      if (!job) return null;
-      const state = await job.getState();
-      return outcomeOf(id, async () => {
-        if (state === "failed") await job.retry("failed", { resetAttemptsMade: true });
-        else if (state === "delayed") await job.promote();
-      });
-    },
-    async resend(each) {
-      const { messages: all } = await owner.list();
-      for (const message of all.filter((kept) => kept.state !== "held")) {
-        each(message, (await owner.sendNow(message.id)) ?? { sent: false, kept: null });
-      }
-      return { skipped: [] };
-    },
-    async test(params) {
-      const id = `test-${Date.now()}`;
-      const now = new Date().toISOString();
-      return outcomeOf(id, () =>
-        messages.add(
-          "test",
-          { params, network: "owner", receivedAt: now, since: now, test: true },
-          { jobId: id, priority: 1, attempts: 1, removeOnComplete: true, removeOnFail: { age: 3_600 } },
-        ),
-      );
-    },
-    close: async () => {
-      await Promise.all([messages.close(), held.close(), events.close()]);
-      for (const opened of [connection, ...blockingConnections]) opened.disconnect();
-    },
+  const attemptParts = { quotas: parts.quotas, rules, log, refusalEnded: accountWaitersFollow };
+  const owner = createRedisOwner({ ...parts, messages, held, file });
+  const ownerPort = ownerCommands(owner.keeper, { ...attemptParts, relay: ownerRelay });
+  const close = async () => {
+    const cut = () => [connection, ...blockingConnections].forEach((opened) => opened.disconnect());
+    // Redis away: nothing is left to finish with it, and BullMQ would wait for it for ever.
+    if (connection.status !== "ready") cut();
+    await withTimeout(Promise.all([messages.close(), held.close(), events.close()]), CLOSE_MS).catch(
+      () => undefined,
+    );
+    cut();
   };
-
-  /** Does `act` on a job and waits for what becomes of it, as the owner's commands report it. */
-  async function outcomeOf(id: string, act: () => Promise<unknown>): Promise<SendNow> {
-    const step = stepOf(id, OWNER_WAIT_MS, OWNER_WAIT_MS);
-    try {
-      await act();
-    } catch (error) {
-      waiters.delete(id);
-      throw error;
-    }
-    if ((await step).state === "sent") return { sent: true };
-    return { sent: false, kept: await owner.get(id) };
-  }
 
   return {
     delivery,
-    owner,
+    owner: { ...ownerPort, close },
     start() {
-      const worker = new Worker<JobData, Step>(MESSAGES, deliver, {
+      const worker = new Worker<Message, Sent>(MESSAGES, deliver, {
         connection: blocking(),
         prefix: PREFIX,
         concurrency: 1,
         limiter: { max: 1, duration: intervalMs },
-        settings: {
-          backoffStrategy: (attemptsMade, _type, _error, job) =>
-            redeliveryBackoffSeconds(
-              attemptsMade - 1,
-              Boolean((job?.data as JobData | undefined)?.uncertain),
-              config.redelivery,
-            ) * 1_000,
-        },
       });
       worker.on("error", (error) => log({ outcome: "redelivery_error", error: error.message }));
-      worker.on("completed", (job, step) => {
-        if (!job.data.test) void leftRound(job.data.network);
-        // attemptsMade counts the send that just succeeded: more than one, and it was sent again.
-        if (step.state === "sent" && job.attemptsMade > 1) {
-          log({
-            outcome: "redelivered",
-            attempts: job.attemptsMade,
-            uncertain: Boolean(job.data.uncertain),
-          });
-        }
-      });
-      worker.on("failed", (job) => {
-        if (!job || job.data.test || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-        void leftRound(job.data.network);
-        log({
-          outcome: "gave_up",
-          for: job.data.waitingFor ?? "provider",
-          attempts: job.attemptsMade,
-          uncertain: Boolean(job.data.uncertain),
-        });
-      });
-      let timer: NodeJS.Timeout | undefined;
-      let running: Promise<unknown> = Promise.resolve();
-      let stopping = false;
-      const tick = () => {
-        running = housekeeping()
-          .catch((error: Error) => {
-            log({ outcome: "redelivery_error", error: error.message });
-            return false;
-          })
-          .then((done) => {
-            // Until Redis first answers, look again soon: what this disk keeps waits for it.
-            if (!stopping) timer = setTimeout(tick, done ? TICK_MS : 1_000).unref();
-          });
-      };
-      tick();
+      worker.on("completed", (job) => void leftRound(job.data.network));
+      const looking = owner.lookAfter(() => connection.status === "ready");
       return {
         async stop() {
-          stopping = true;
-          clearTimeout(timer);
-          await running;
-          await worker.close();
-          await owner.close();
+          await looking.stop();
+          // Redis away: the job in hand cannot be finished, it is left to the next start (stalled).
+          await withTimeout(worker.close(connection.status !== "ready"), CLOSE_MS).catch(() => undefined);
+          await close();
         },
       };
     },
   };
-
-  /** Moves this instance's disk into the queue, deletes what is past CONTACT_KEEP_DAYS, tells the owner once. */
-  async function housekeeping(): Promise<boolean> {
-    if (connection.status !== "ready") return false;
-    if (!risksTold) {
-      risksTold = true;
-      const risks = await parts.risks();
-      if (risks.length) {
-        console.warn(
-          `[contact] Redis ${risks.join(" and ")}: kept messages could be lost. Run it with appendonly yes and maxmemory-policy noeviction.`,
-        );
-      }
-    }
-    let imported = 0;
-    for (const [dir, into] of [
-      [config.mail.undeliveredDir, "messages"],
-      [config.mail.spamDir, "held"],
-    ] as const) {
-      for (const { file, entry } of (await listUndelivered(dir)).messages) {
-        await importEntry(entry, into);
-        await rm(file, { force: true });
-        imported += 1;
-      }
-    }
-    if (imported) log({ outcome: "imported", count: imported });
-    const keepMs = config.keepDays * 86_400_000;
-    const purged = [
-      ...(await messages.clean(keepMs, 1_000, "failed")),
-      ...(await held.clean(keepMs, 1_000, "wait")),
-    ];
-    if (purged.length)
-      log({ outcome: "purged", folder: "queue", reason: "expired", ageDays: config.keepDays });
-    const { messages: all } = await owner.list();
-    // "Messages waiting" is about the provider's failures; the refused account has its own alert.
-    const failing = all.filter(
-      (m) => m.state === "waiting" && (m.for === "provider" || m.for === "uncertain"),
-    );
-    const spam = all.filter((m) => m.state === "held" && m.for === "suspected_spam").map((m) => m.since);
-    await tellOwner(config, parts.state, parts.notify, {
-      failingSeconds: failing.map((m) => (Date.now() - Date.parse(m.since)) / 1_000),
-      heldSince: spam,
-    });
-    return true;
-  }
-
-  async function importEntry(entry: UndeliveredEntry, into: "messages" | "held") {
-    const id = messageId(entry.template_params);
-    const data: JobData = {
-      params: entry.template_params,
-      network: entry.network ?? "imported",
-      receivedAt: entry.time,
-      since: entry.time,
-      ...(entry.counted ? { counted: true } : {}),
-      ...(entry.uncertain ? { uncertain: true } : {}),
-      ...(entry.signals ? { signals: entry.signals } : {}),
-    };
-    if (into === "held") await held.add("held", { ...data, heldFor: "suspected_spam" }, { jobId: id });
-    else await enqueue(data, id);
-  }
 }
 
-const KEPT_STATES = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
+const KEPT_STATES = ["waiting", "prioritized", "delayed", "active"] as const;

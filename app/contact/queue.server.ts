@@ -1,12 +1,10 @@
-// The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the outbox folder for one process
-// (decision 053). The action sends through `delivery`; the owner's commands go through `owner`.
-import type { ContactFailureReason } from "./contract";
+// The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the SQLite store for one process
+// (decisions 053, 057). The action sends through `delivery`; the owner's commands go through `owner`.
 import type { TemplateParams } from "./emailjs.server";
 import type { Admitted } from "./limits.server";
-import type { Kept, WaitingFor } from "./message-state.server";
+import type { Kept, Sent } from "./message-state.server";
 
-export type Sent =
-  { ok: true; waiting?: WaitingFor } | { ok: false; status: number; reason: ContactFailureReason };
+export type { Sent } from "./message-state.server";
 
 export type Delivery = {
   send(params: TemplateParams, sender: Admitted): Promise<Sent>;
@@ -19,8 +17,8 @@ export type SendNow = { sent: true } | { sent: false; kept: Kept | null };
 export type Skipped = { id: string; problem: string };
 
 export type OwnerPort = {
-  engine: "redis" | "folder";
-  /** Where the messages are kept, in the owner's words: "the queue", or the outbox folder. */
+  engine: "redis" | "sqlite";
+  /** Where the messages are kept, in the owner's words: "the queue", or the store's file. */
   where: string;
   /** Every waiting, held and given-up message, oldest first; what could not be read, apart. */
   list(): Promise<{ messages: Kept[]; skipped: Skipped[] }>;
@@ -30,8 +28,8 @@ export type OwnerPort = {
   release(id: string): Promise<SendNow | null>;
   /** A waiting or given-up message, sent now; null when there is none by that id. */
   sendNow(id: string): Promise<SendNow | null>;
-  /** Every waiting and given-up message sent now, one at a time, each told; null: another resend is running. */
-  resend(each: (message: Kept, sent: SendNow) => void): Promise<{ skipped: Skipped[] } | null>;
+  /** Every waiting and given-up message sent now, one at a time, each told; one another process sends is passed over. */
+  resend(each: (message: Kept, sent: SendNow) => void): Promise<{ skipped: Skipped[] }>;
   test(params: TemplateParams): Promise<SendNow>;
   close(): Promise<void>;
 };

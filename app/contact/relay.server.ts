@@ -1,4 +1,5 @@
-// One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047).
+// One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047);
+// what it answers is the rulebook's RelayOutcome, and what follows is the rulebook's to decide.
 import type { AppConfig } from "~/config.server";
 import type { SharedState } from "./shared-state.server";
 import type { OwnerAlert } from "./alerts.server";
@@ -9,36 +10,15 @@ import {
   RETRY_AFTER_CAP_MS,
   sendEmail,
   type RetryOptions,
-  type SendFailureKind,
   type TemplateParams,
 } from "./emailjs.server";
-import { countUndelivered } from "./store.server";
-import { accountRefusal, createProvider, providerWords, type Provider } from "./provider.server";
+import { createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
-import { messageId, type WaitingFor } from "./message-state.server";
+import { FAILURE, messageId, type RelayOutcome } from "./message-state.server";
+import { accountRefusal } from "./rulebook.server";
 
 /** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
 export type Sender = "visitor" | "redelivery" | "probe" | "owner";
-
-/** Not sent, and nothing asked of the provider: what the message waits for. */
-export type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
-
-export type RelayOutcome =
-  | { ok: true; status: number; attempts: number }
-  | { ok: false; waiting: RelayWait }
-  | {
-      ok: false;
-      waiting?: undefined;
-      failure: Exclude<SendFailureKind, "paced">;
-      status: number;
-      text: string;
-      uncertain: boolean;
-      counted: boolean;
-      hint: string | null;
-      /** A 4xx about this message alone: held for the owner with the provider's words, the rest go on. */
-      refusedForItself: boolean;
-      attempts: number;
-    };
 
 export type Relay = {
   send(
@@ -54,10 +34,18 @@ export const notSentWords = (outcome: Exclude<RelayOutcome, { ok: true }>) =>
   outcome.waiting ? outcome.waiting.replaceAll("_", " ") : providerWords(outcome.text);
 
 export const VISITOR_SLOT_WAIT_MS = 800;
+/** The owner waits at a prompt: past this, "not sent (waiting: pace)", and nothing of it goes later. */
+const OWNER_SLOT_WAIT_MS = 10_000;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
+const SLOT_WAIT_MS: Record<Sender, number> = {
+  visitor: VISITOR_SLOT_WAIT_MS,
+  owner: OWNER_SLOT_WAIT_MS,
+  redelivery: BACKGROUND_SLOT_WAIT_MS,
+  probe: BACKGROUND_SLOT_WAIT_MS,
+};
 const DEFAULT_PAUSE_MS = 5_000;
 
-/** The provider's pace: on the folder `createPacing` in this process; on the queue BullMQ's limiter (decisions 046, 053). */
+/** The provider's pace: a shared record on SQLite; on the queue BullMQ's limiter (decisions 046, 053). */
 export type Pacing = {
   /** Waits at most `maxWaitMs` for a free slot (false: none came); visitors go before the background. */
   slot(who: "visitor" | "background", maxWaitMs: number, stopping?: () => boolean): Promise<boolean>;
@@ -72,25 +60,30 @@ const BACKGROUND_POLL_MS = 250;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function createPacing(maxPerSecond: number): Pacing {
+/** The pace as a shared record: the server and the owner's CLI take their slots from the same one. */
+function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
   const intervalMs = Math.ceil((1_000 / maxPerSecond) * MARGIN);
   const graceMs = Math.min(BACKGROUND_GRACE_MS, Math.ceil(intervalMs / 4));
-  let freeAt = 0;
+  type Pace = { freeAt: number };
+  const PACE = "pace";
 
-  /** 0 when the slot is taken, else how long until it frees. */
-  const tryTake = () => {
-    const now = Date.now();
-    if (now < freeAt) return freeAt - now;
-    freeAt = now + intervalMs;
-    return 0;
-  };
+  /** 0 when the slot is taken, else how long until it frees; a record that cannot be read is no reason to wait. */
+  const tryTake = () =>
+    state
+      .change<Pace, number>(PACE, { freeAt: 0 }, ({ freeAt }) => {
+        const now = Date.now();
+        return now < freeAt
+          ? { next: null, result: freeAt - now }
+          : { next: { freeAt: now + intervalMs }, result: 0 };
+      })
+      .catch(() => 0);
 
   return {
     async slot(who, maxWaitMs, stopping = () => false) {
       const deadline = Date.now() + maxWaitMs;
       for (;;) {
         if (stopping()) return false;
-        const wait = tryTake();
+        const wait = await tryTake();
         if (wait === 0) return true;
         const next =
           who === "visitor" ? Math.min(wait, VISITOR_POLL_MS) : Math.min(wait + graceMs, BACKGROUND_POLL_MS);
@@ -98,9 +91,11 @@ function createPacing(maxPerSecond: number): Pacing {
         await sleep(next);
       }
     },
-    async pause(ms) {
-      freeAt = Math.max(freeAt, Date.now() + ms);
-    },
+    pause: (ms) =>
+      state.change<Pace, void>(PACE, { freeAt: 0 }, ({ freeAt }) => ({
+        next: { freeAt: Math.max(freeAt, Date.now() + ms) },
+        result: undefined,
+      })),
   };
 }
 
@@ -109,7 +104,7 @@ export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
 export function relayParts(config: AppConfig, state: SharedState): RelayParts {
   return {
     budget: createBudget(config.budget, state),
-    pacing: createPacing(config.maxPerSecond),
+    pacing: sharedPacing(config.maxPerSecond, state),
     provider: createProvider(config.mail, state),
   };
 }
@@ -121,13 +116,13 @@ export function createRelay(
     log,
     notify,
     retry = RETRIES_WITHIN_A_REQUEST,
-    waiting = () => countUndelivered(config.mail.undeliveredDir),
+    waiting,
   }: {
     log: ContactLogger;
     notify: (alert: OwnerAlert) => void;
     retry?: RetryOptions;
     /** How many messages still wait to be sent, for the "provider back" alert. */
-    waiting?: () => Promise<number>;
+    waiting: () => Promise<number>;
   },
 ): Relay {
   const mail = config.mail;
@@ -152,7 +147,7 @@ export function createRelay(
       if (!counted) {
         const unit = await orElse(budget.take(), { ok: true, crossed: null });
         taken = true;
-        if (!unit.ok) return { ok: false, waiting: unit.waiting };
+        if (!unit.ok) return { ok: false, waiting: unit.waiting, until: unit.turnsAt.getTime() };
         if (unit.crossed) {
           const { month } = await budget.usage();
           notify({
@@ -167,7 +162,7 @@ export function createRelay(
       const slot = (maxWaitMs: number) =>
         pacing.slot(
           who === "visitor" ? "visitor" : "background",
-          Math.min(maxWaitMs, who === "visitor" ? VISITOR_SLOT_WAIT_MS : BACKGROUND_SLOT_WAIT_MS),
+          Math.min(maxWaitMs, SLOT_WAIT_MS[who]),
           stopping,
         );
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
@@ -182,14 +177,15 @@ export function createRelay(
         });
       }
       if (result.ok) {
-        if (await orElse(provider.back(), false)) {
+        const refusalEnded = await orElse(provider.back(), false);
+        if (refusalEnded) {
           log({ outcome: "provider_back" });
           notify({
             kind: "provider_back",
             waiting: await waiting().catch(() => 0),
           });
         }
-        return { ok: true, status: result.status, attempts: result.attempts };
+        return { ok: true, status: result.status, attempts: result.attempts, refusalEnded };
       }
       const spent = counted || result.uncertain;
       if (!spent && taken) await orElse(budget.giveBack(), undefined);
@@ -224,6 +220,10 @@ export function createRelay(
           hint,
         });
       }
+      const refusedForItself = result.status >= 400 && result.status < 500 && result.status !== 429 && !hint;
+      // A 429 is the pace, not a failing provider.
+      if (!hint && !refusedForItself && result.status !== 429)
+        await orElse(provider.failed({ reason: FAILURE[result.failure].reason }), undefined);
       return {
         ok: false,
         failure: result.failure,
@@ -232,7 +232,7 @@ export function createRelay(
         uncertain: result.uncertain,
         counted: spent,
         hint,
-        refusedForItself: result.status >= 400 && result.status < 500 && result.status !== 429 && !hint,
+        refusedForItself,
         attempts: result.attempts,
       };
     },

@@ -2,16 +2,18 @@
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
+import { DATABASE_FILE, openDatabase } from "./database.server";
 import type { RetryOptions } from "./emailjs.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 import { createContactFlash } from "./flash.server";
-import { createNotify } from "./housekeeping.server";
+import { importFolder } from "./folder-import.server";
 import { createLimits } from "./limits.server";
+import { createNotify } from "./notify.server";
 import type { Engine } from "./queue.server";
-import { createFolderEngine } from "./queue-folder.server";
 import { createRedisEngine } from "./queue-redis.server";
+import { createSqliteEngine } from "./queue-sqlite.server";
 import { createRelay, relayParts } from "./relay.server";
-import { folderState, redisState } from "./shared-state.server";
+import { redisState } from "./shared-state.server";
 import { createSpamScore } from "./spam-score.server";
 
 export type ContactServices = ReturnType<typeof createContactServices>;
@@ -25,19 +27,27 @@ export function createContactServices(
     retry,
   }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
 ) {
+  // Without Redis one SQLite file keeps everything; a previous version's folder is imported into it once.
+  // One SQLite file in OUTBOX_DIR: everything without Redis; with it, where a message waits while Redis is
+  // away. A previous version's folder is imported into it once, and moves on into the queue from there.
+  const db = openStore(config);
+  const imported = db.durable
+    ? importFolder(db, config.mail.outboxDir, config.botChecks.maxAgeMinutes * 60_000)
+    : 0;
+  if (imported) log({ outcome: "imported", count: imported });
   // Its commands wait for the connection up to the client's command timeout (1 s), then fail.
-  const state = redis
-    ? redisState(redis.client.duplicate({ enableOfflineQueue: true }))
-    : folderState(config.mail.stateDir);
+  const state = redis ? redisState(redis.client.duplicate({ enableOfflineQueue: true })) : db.state;
   const { notify, settled } = createNotify(config, state, log);
   const parts = config.mail.mode === "relay" ? relayParts(config, state) : null;
-  const relay = parts && createRelay(config, parts, { log, notify, retry });
+  const waiting = async () => db.list().filter((m) => m.state === "waiting").length;
+  const relay = parts && createRelay(config, parts, { log, notify, retry, waiting });
   const limits = createLimits(config, redis);
-  // With Redis every message is a job in one queue; without it, the folder for one process (decision 053).
+  // With Redis every message is a job in one queue; without it, the SQLite store for one process (decision 057).
   const engine: Engine =
     parts && redis && config.redisUrl
       ? createRedisEngine(config.redisUrl, {
           config,
+          db,
           state,
           log,
           notify,
@@ -46,7 +56,14 @@ export function createContactServices(
           relay: (pacing, waiting) =>
             createRelay(config, { ...parts, pacing }, { log, notify, retry: ONE_TRY, waiting }),
         })
-      : createFolderEngine({ config, relay, notify, state, quotas: limits.quotas, log });
+      : createSqliteEngine({
+          config,
+          db: db ?? openDatabase(config.mail.outboxDir),
+          relay,
+          notify,
+          quotas: limits.quotas,
+          log,
+        });
   return {
     config,
     toName,
@@ -55,13 +72,26 @@ export function createContactServices(
     settled,
     state,
     flash: createContactFlash(config.sessionSecret),
-    proof: createBotChecks(config, redis),
+    proof: createBotChecks(config, redis, redis ? null : db),
     limits,
     score: createSpamScore(redis),
     relay,
     engine,
     delivery: engine.delivery,
   };
+}
+
+/** The store in OUTBOX_DIR; one that cannot be opened is said in one line, and the site runs without it. */
+function openStore(config: AppConfig) {
+  try {
+    return openDatabase(config.mail.outboxDir);
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    console.warn(
+      `[contact] cannot open ${config.mail.outboxDir}/${DATABASE_FILE} (${why}): messages EmailJS does not take cannot be kept`,
+    );
+    return openDatabase(null);
+  }
 }
 
 /** A job's one request: BullMQ retries, at the provider's pace, with the redelivery backoff. */

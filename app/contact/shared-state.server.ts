@@ -1,8 +1,6 @@
 // The relay's small shared records (the send budget, the provider's state, the alerts told): one port, kept
-// in Redis for every instance, or in the outbox's state/ folder for one process (decision 053).
+// in Redis for every instance, or in the SQLite store for one process (database.server.ts).
 import type Redis from "ioredis";
-import path from "node:path";
-import { changeJsonFile, readJsonFile } from "~/lib/json-file.server";
 
 export type Change<T, R> = (current: T) => { next: T | null; result: R };
 
@@ -11,14 +9,6 @@ export type SharedState = {
   /** Reads, decides and writes as one step: no other instance changes the record in between. */
   change<T extends object, R>(name: string, fallback: T, change: Change<T, R>): Promise<R>;
 };
-
-export function folderState(dir: string): SharedState {
-  const file = (name: string) => path.join(dir, `${name}.json`);
-  return {
-    read: (name, fallback) => readJsonFile(file(name), fallback),
-    change: (name, fallback, change) => changeJsonFile(file(name), fallback, change),
-  };
-}
 
 const KEY_PREFIX = "portfolio:state:";
 const CONFLICT_RETRIES = 50;

@@ -1,7 +1,7 @@
 // A production build of any checkout, this one or an earlier commit's: built, started as `npm start`, and its
 // owner's CLI asked how many messages it keeps. Lets the bench measure the code before a change in the same run.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, realpathSync, symlinkSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./ts.mjs";
@@ -16,7 +16,8 @@ function run(command, args, cwd) {
 
 /**
  * A detached worktree of `rev` outside the repository (in the temporary folder, kept for the next run), with
- * this checkout's node_modules and its own production build; resolves with its folder.
+ * this checkout's node_modules when its lockfile is the same, else its own, and its own production build;
+ * resolves with its folder.
  */
 export function prepareCheckout(rev, log) {
   const commit = run("git", ["rev-parse", "--verify", `${rev}^{commit}`], ROOT);
@@ -26,7 +27,13 @@ export function prepareCheckout(rev, log) {
     run("git", ["worktree", "add", "--detach", dir, commit], ROOT);
   }
   const modules = path.join(dir, "node_modules");
-  if (!existsSync(modules)) symlinkSync(realpathSync(path.join(ROOT, "node_modules")), modules);
+  const lock = (root) => readFileSync(path.join(root, "package-lock.json"), "utf8");
+  if (!existsSync(modules) && lock(dir) === lock(ROOT)) {
+    symlinkSync(realpathSync(path.join(ROOT, "node_modules")), modules);
+  } else if (!existsSync(modules)) {
+    log(`installing ${commit.slice(0, 7)}'s own dependencies (npm install in ${dir})`);
+    run("npm", ["install", "--no-audit", "--no-fund"], dir);
+  }
   if (!built(dir)) {
     log(`building ${commit.slice(0, 7)} (npm run build in ${dir})`);
     const result = spawnSync("npm", ["run", "build"], { cwd: dir, stdio: ["ignore", 2, 2] });

@@ -38,14 +38,14 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
   path        the project's files and functions one sent post runs through
               (a valid post with a solved proof, the provider answering 200),
               by V8's precise coverage of the contact action in a process
-              of its own: on the folder, on the queue, and at --before
+              of its own: on the SQLite store, on the queue, and at --before
               without and with REDIS_URL
   pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
               answering 429 past one request a second: "queue", two
-              replicas with REDIS_URL on one redis-server and a folder
-              each; "folder", one process without REDIS_URL; "before",
+              replicas with REDIS_URL on one redis-server and a store
+              each; "sqlite", one process without REDIS_URL; "before",
               two replicas sharing a folder and Redis, built from commit
-              --before (b343293, the last before the queue; none: not
+              --before (4627b70, the last before the rulebook; none: not
               measured) in a worktree in the temporary folder. On each:
               --backlog (20) messages kept while the fake answers 500
               (counted by the engine's own \`outbox list\`), then drained
@@ -53,7 +53,8 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               429s); then --visitors (20) posts, one at a time with the
               pacing idle and 5 at once: p50/p99 of the answer and how
               many were answered 303 before their mail went out (kept,
-              sent later)
+              sent later); then two posts in one second, and when the
+              second one's mail reached the fake
 --quick: 1 Lighthouse run and 3 s loads, to try the bench itself.
 --wait-idle 1.5:120: before each part, wait (at most 120 s) until the
 1-minute load average is under 1.5, then go on regardless.
@@ -71,7 +72,7 @@ export function parseArgs(argv) {
     busy: 2,
     backlog: 20,
     visitors: 20,
-    before: "b343293",
+    before: "4627b70",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

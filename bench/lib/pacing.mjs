@@ -1,6 +1,6 @@
-// The provider's pace (decisions 046, 053) on each engine, against the EmailJS fake at one request a second: the
-// queue (two replicas, one redis-server, a folder each), the folder (one process, no Redis) and the code before
-// the queue (an earlier commit's two replicas sharing a folder and Redis). A backlog drained, and a visitor's answer.
+// The provider's pace (decisions 046, 053, 057) on each engine, against the EmailJS fake at one request a second:
+// the queue (two replicas, one redis-server, a store each), the SQLite store (one process, no Redis) and an
+// earlier commit (--before). A backlog drained, a visitor's answer, and the second of two posts in one second.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -34,7 +34,7 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
   const earlier = before ? prepareCheckout(before, log) : null;
   const engines = [
     { engine: "queue", root: ROOT, commit: head, replicas: 2, redis: true, sharedFolder: false },
-    { engine: "folder", root: ROOT, commit: head, replicas: 1, redis: false, sharedFolder: false },
+    { engine: "sqlite", root: ROOT, commit: head, replicas: 1, redis: false, sharedFolder: false },
     ...(earlier
       ? [
           {
@@ -175,12 +175,19 @@ async function measureEngine(
       const group = Array.from({ length: Math.min(TOGETHER, visitors - i) }, (_, j) => i + j);
       together.push(...(await Promise.all(group.map((k) => post(k, `10.${k}.2.1`, `Together ${k}`)))));
     }
+    log(`pacing (${spec.engine}): two posts in the same second, the pacing idle`);
     await idle(together);
+    const pair = await Promise.all([post(0, "10.0.3.1", "Pair A"), post(1, "10.1.3.1", "Pair B")]);
+    await until(() => mailed(accepted(pair)), "the pair to be mailed", 60_000);
+    const secondMs = Math.max(...pair.map((p) => mailedAt(p.subject) ?? Infinity)) - pair[0].started;
+    await idle(pair);
     return {
       replicas: replicas.length,
       drain,
       alone: visitorFigures(alone, mailedAt),
       together: visitorFigures(together, mailedAt),
+      /** From two posts in one second to the second one's mail reaching EmailJS. */
+      secondOfTwoMs: secondMs,
       left: await undelivered(),
       tooManyInAll: fake.requests.filter((r) => r.status === 429).length,
     };

@@ -32,7 +32,7 @@ async function covered(session, root, work) {
 
 /**
  * `root`: the checkout to measure (this one, or an earlier revision's worktree, ending with a slash). Rows
- * for "folder" (no REDIS_URL) and "queue" (REDIS_URL on a redis-server of its own): the files, their functions.
+ * for "sqlite" (no REDIS_URL) and "queue" (REDIS_URL on a redis-server of its own): the files, their functions.
  */
 export function measurePostPath(root = ROOT) {
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), root], {
@@ -63,7 +63,7 @@ async function measure(root) {
   const redis = await startRedisServer();
   const rows = [];
   try {
-    for (const engine of ["folder", "queue"]) {
+    for (const engine of ["sqlite", "queue"]) {
       const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-post-path-"));
       const config = contact.testConfig(
         contact.relayEnv(fake.url, {

@@ -101,7 +101,7 @@ async function expectNoAxeViolations(page: Page) {
   ).toEqual([]);
 }
 
-for (const engine of ["the Redis queue", "the folder"]) {
+for (const engine of ["the Redis queue", "the SQLite store"]) {
   test.describe(`on ${engine}`, () => {
     test.beforeAll(() => start(engine === "the Redis queue"));
     test.afterAll(stop);

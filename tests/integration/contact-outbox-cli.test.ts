@@ -1,14 +1,15 @@
 // `npm run outbox -- list|resend` for real: the bundled build/outbox.js run as
-// its own process with the server's environment, against the fake provider.
-// Needs `npm run build` first.
-import { execFileSync, spawn } from "node:child_process";
+// its own process with the server's environment, against the fake provider,
+// on the real SQLite file in OUTBOX_DIR. Needs `npm run build` first.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, expect, it, vi } from "vitest";
+import { messageId } from "~/contact/message-state.server";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { CLI, runOutboxCli } from "../support/outbox-cli";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";
+import { keep, keptIn } from "../support/store";
 
 const PRIVATE_KEY = "private_cli_KEY_111";
 
@@ -21,6 +22,9 @@ const env = () =>
   relayEnv(scratch.fake.url, { OUTBOX_DIR: scratch.outbox, EMAILJS_PRIVATE_KEY: PRIVATE_KEY });
 
 const cli = (args: string[], childEnv: Record<string, string> = env()) => runOutboxCli(args, childEnv);
+
+/** Where the CLI says the messages are kept. */
+const store = () => path.join(scratch.outbox, "outbox.sqlite");
 
 const MESSAGES = [
   { ...VALID, subject: "First" },
@@ -36,7 +40,7 @@ async function leaveUndelivered() {
   const { run } = setupAction(env());
   for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
   scratch.fake.reset();
-  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toHaveLength(3);
+  expect(keptIn(scratch.outbox)).toHaveLength(3);
 }
 
 it("list shows each undelivered message's time, sender, subject and reason, never its text", async () => {
@@ -50,16 +54,18 @@ it("list shows each undelivered message's time, sender, subject and reason, neve
   const entries = lines.slice(0, 3);
   const line = (subject: string) => entries.find((entry) => entry.includes(`"${subject}"`));
   expect(line("First")).toMatch(
-    /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}Ada Lovelace <ada@example\.com> {2}"First" {2}\(waiting: uncertain, uncertain: may have been delivered, next attempt \d{4}-[\d-]+T[\d:.]+Z, 0 attempt\(s\)\) {2}[0-9a-f]{32}$/,
+    /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}Ada Lovelace <ada@example\.com> {2}"First" {2}\(waiting: uncertain, uncertain: may have been delivered, EmailJS said "Fake status 500", next attempt \d{4}-[\d-]+T[\d:.]+Z, 1 attempt\(s\)\) {2}[0-9a-f]{32}$/,
   );
   expect(line("Second")).toContain(
     `Grace Hopper <grace@example.org>  "Second"  (waiting: uncertain, uncertain: may`,
   );
-  expect(line("Third")).toContain(`"Third"  (waiting: provider, next attempt `);
+  expect(line("Third")).toContain(
+    `"Third"  (waiting: provider, EmailJS said "Too many requests", next attempt `,
+  );
   // Oldest first.
   const times = entries.map((entry) => entry.split(" ")[0]!);
   expect(times).toEqual([...times].sort());
-  expect(lines[3]).toBe(`3 undelivered message(s) in ${scratch.outbox}`);
+  expect(lines[3]).toBe(`3 undelivered message(s) in ${store()}`);
   expect(stdout).not.toContain(VALID.message);
   expect(scratch.fake.requests).toHaveLength(0);
 });
@@ -67,48 +73,65 @@ it("list shows each undelivered message's time, sender, subject and reason, neve
 // Marks, zero-width characters and controls in a kept name or subject once reached the owner's terminal raw.
 it("list and spam list print a kept message's hidden and control characters as escapes, none raw", async () => {
   const hidden = "\u200f\u061c\u200b\u2060";
-  const entry = {
-    lib_version: "4.4.1",
-    template_params: {
-      name: `Ada${hidden}\u001b[2J Lovelace`,
-      from_email: "ada\u200b@example.com",
-      subject: `Invoice\u009b31m ${hidden}paid`,
-      message: "Never shown",
-      to_name: OWNER,
-    },
-    time: "2026-11-20T10:00:00.000Z",
-    upstreamStatus: 0,
-    uncertain: false,
-    signals: ["link_in_name\u200e"],
+  const params = (message: string) => ({
+    name: `Ada${hidden}\u001b[2J Lovelace`,
+    from_email: "ada\u200b@example.com",
+    subject: `Invoice\u009b31m ${hidden}paid`,
+    message,
+    to_name: OWNER,
+  });
+  const signals = ["link_in_name\u200e"];
+  // One waiting after a failure, the provider's words hiding characters too; one held as spam.
+  const waiting = params("Never shown (waiting)");
+  const spam = params("Never shown (spam)");
+  const ids = {
+    list: keep(scratch.outbox, waiting.subject, {
+      params: waiting,
+      id: messageId(waiting),
+      signals,
+      providerText: `Bad\u0007 gateway${hidden}`,
+    }),
+    "spam list": keep(scratch.outbox, spam.subject, {
+      spam: true,
+      params: spam,
+      id: messageId(spam),
+      signals,
+    }),
   };
-  for (const folder of ["undelivered", "spam"]) {
-    await mkdir(path.join(scratch.outbox, folder), { recursive: true });
-    const kept = { ...entry, for: folder === "spam" ? "suspected_spam" : "provider" };
-    await writeFile(path.join(scratch.outbox, folder, "hidden.json"), JSON.stringify(kept));
-  }
   const escaped = "\\u{200F}\\u{61C}\\u{200B}\\u{2060}";
+  const printed: string[] = [];
   for (const args of [["list"], ["spam", "list"]]) {
     const { code, stdout } = await cli(args);
+    printed.push(stdout);
     expect(code, args.join(" ")).toBe(0);
-    const [line] = stdout.split("\n");
+    const [line, total] = stdout.split("\n");
     expect(line).toContain(
       `Ada${escaped}\\u{1B}[2J Lovelace <ada\\u{200B}@example.com>  "Invoice\\u{9B}31m ${escaped}paid"  (`,
     );
     expect(line).toContain(": link_in_name\\u{200E}");
-    expect(line).toMatch(/\) {2}hidden$/);
+    expect(line).toMatch(new RegExp(`\\) {2}${ids[args.join(" ") as keyof typeof ids]}$`));
+    expect(total).toMatch(/^1 (undelivered|suspected spam) message\(s\) in /);
+    expect(stdout).not.toContain("Never shown");
     expect(stdout.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\p{Cf}]/u);
   }
+  expect(printed[0]).toContain(`EmailJS said "Bad\\u{7} gateway${escaped}"`);
 });
 
-it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the folder", async () => {
+it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the store", async () => {
   await leaveUndelivered();
-  const dir = path.join(scratch.outbox, "undelivered");
+  const ids = keptIn(scratch.outbox)
+    .map((message) => message.id)
+    .sort();
 
   scratch.fake.setMode({ kind: "status", status: 503 });
   const failing = await cli(["resend"]);
   expect(failing.code).toBe(1);
   expect(failing.stdout).toMatch(/0 sent, 3 still undelivered/);
-  expect(await readdir(dir)).toHaveLength(3);
+  expect(
+    keptIn(scratch.outbox)
+      .map((message) => message.id)
+      .sort(),
+  ).toEqual(ids);
   // A 503 without Retry-After is final: one request per message.
   expect(scratch.fake.requests).toHaveLength(3);
 
@@ -116,7 +139,7 @@ it("resend while the provider still fails keeps every message, then with it back
   const back = await cli(["resend"]);
   expect(back.code).toBe(0);
   expect(back.stdout).toMatch(/3 sent, 0 still undelivered/);
-  expect(await readdir(dir)).toEqual([]);
+  expect(keptIn(scratch.outbox)).toEqual([]);
   // Exactly the relay's body, ids and key included, once per message.
   const bySubject = (body: unknown) =>
     (body as { template_params: { subject: string } }).template_params.subject;
@@ -217,7 +240,7 @@ it("a resend killed while sending leaves the message marked as maybe delivered",
 // Two resends at once once sent each message twice.
 it("two resends at once send each message once", async () => {
   await leaveMany(20);
-  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toHaveLength(20);
+  expect(keptIn(scratch.outbox)).toHaveLength(20);
   scratch.fake.setMode({ kind: "status", status: 200, delayMs: 50 });
   const runs = await Promise.all([cli(["resend"]), cli(["resend"])]);
   expect(scratch.fake.requests).toHaveLength(20);
@@ -225,56 +248,12 @@ it("two resends at once send each message once", async () => {
     (request) => (request.body as { template_params: { subject: string } }).template_params.subject,
   );
   expect(new Set(subjects).size).toBe(20);
-  // One sent them all; the other either found the lock or nothing left to send.
-  const outputs = runs.map((run) => run.stdout + run.stderr);
-  expect(outputs.filter((output) => output.includes("20 sent, 0 still undelivered"))).toHaveLength(1);
-  expect(await readdir(path.join(scratch.outbox, "undelivered"))).toEqual([]);
-});
-
-it("a renamed file is one message: resent while failing it stays one file, then it is sent once", async () => {
-  await leaveMany(1);
-  const dir = path.join(scratch.outbox, "undelivered");
-  const [original] = await readdir(dir);
-  await rename(path.join(dir, original!), path.join(dir, "renamed-by-the-owner.json"));
-  await copyFile(path.join(dir, "renamed-by-the-owner.json"), path.join(dir, "a-second-copy.json"));
-
-  scratch.fake.setMode({ kind: "status", status: 500 });
-  expect((await cli(["resend"])).stdout).toMatch(/0 sent, 1 still undelivered/);
-  expect(await readdir(dir)).toEqual([original]);
-  scratch.fake.reset();
-  expect((await cli(["resend"])).stdout).toMatch(/1 sent, 0 still undelivered/);
-  expect(await readdir(dir)).toEqual([]);
-  // One failed attempt, one delivery.
-  expect(scratch.fake.requests).toHaveLength(1);
-});
-
-// One bad file once stopped list and resend, some crashed them, a FIFO hung them, a link was followed.
-it("files that are not messages are named and skipped, never opened when special", async () => {
-  await leaveMany(1);
-  const dir = path.join(scratch.outbox, "undelivered");
-  await writeFile(path.join(dir, "broken.json"), "{");
-  await writeFile(path.join(dir, "other.json"), '{"hello":1}');
-  await writeFile(path.join(dir, "array.json"), "[]");
-  await writeFile(path.join(dir, "null.json"), "null");
-  await symlink("/etc/passwd", path.join(dir, "link.json"));
-  execFileSync("mkfifo", [path.join(dir, "fifo.json")]);
-
-  const list = await cli(["list"]);
-  expect(list.code).toBe(1);
-  expect(list.stdout).toMatch(/"Many 0"/);
-  expect(list.stdout).toContain("1 undelivered message(s)");
-  for (const name of ["broken", "other", "array", "null", "link", "fifo"]) {
-    expect(list.stderr).toMatch(new RegExp(`^skipped  ${name}\\.json: `, "m"));
-  }
-  expect(list.stderr).toContain("link.json: a link, not a file");
-  expect(list.stderr).toContain("fifo.json: not a regular file");
-  expect(list.stdout + list.stderr).not.toContain("root:");
-
-  const resend = await cli(["resend"]);
-  expect(resend.code).toBe(1);
-  expect(resend.stdout).toMatch(/1 sent, 0 still undelivered/);
-  expect(scratch.fake.requests).toHaveLength(1);
-  expect((await readdir(dir)).sort()).toEqual(
-    ["array.json", "broken.json", "fifo.json", "link.json", "null.json", "other.json"].sort(),
-  );
+  // They may share the work (each message is taken by one of them); together they sent each message once.
+  const sent = runs.map((run) => Number(/^(\d+) sent, \d+ still undelivered/m.exec(run.stdout)?.[1]));
+  expect(sent[0]! + sent[1]!, runs.map((run) => run.stdout + run.stderr).join("\n")).toBe(20);
+  expect(runs.map((run) => run.stderr)).toEqual(["", ""]);
+  // Neither calls undelivered what the other sent.
+  expect(runs.map((run) => run.code)).toEqual([0, 0]);
+  expect(runs.map((run) => /(\d+) still undelivered/.exec(run.stdout)?.[1])).toEqual(["0", "0"]);
+  expect(keptIn(scratch.outbox)).toEqual([]);
 });

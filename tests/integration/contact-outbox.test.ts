@@ -1,9 +1,12 @@
 // With no EmailJS ids, accepted messages land in OUTBOX_DIR as the JSON that
 // would have been sent, with no ids or keys, and nothing goes on the network.
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+// OUTBOX_DIR also holds the SQLite store (outbox.sqlite): only the .json files are messages.
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { DATABASE_FILE } from "~/contact/database.server";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
+import { keptIn } from "../support/store";
 import {
   VALID_TEMPLATE_PARAMS,
   VALID,
@@ -15,31 +18,56 @@ import {
 
 const scratch = useFakeAndOutbox("outbox-test-");
 
+/** The store's own files: the database, and its write-ahead log and index while it is open. */
+const STORE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`];
+
+/** The message files in `dir`, sorted; every other file must be the store's. */
+async function messageFiles(dir: string) {
+  const names = (await readdir(dir)).sort();
+  expect(names.filter((name) => !name.endsWith(".json")).every((name) => STORE_FILES.includes(name))).toBe(
+    true,
+  );
+  return names.filter((name) => name.endsWith(".json"));
+}
+
 it("writes each accepted message as the JSON it would have sent, without keys, owner-readable only", async () => {
+  const mail = path.join(scratch.outbox, "mail");
   // EMAILJS_API_URL points at the fake to prove the outbox never calls it.
-  const { run, events } = setupAction({
-    OUTBOX_DIR: path.join(scratch.outbox, "mail"),
-    EMAILJS_API_URL: scratch.fake.url,
-  });
+  const { run, events } = setupAction({ OUTBOX_DIR: mail, EMAILJS_API_URL: scratch.fake.url });
   const response = expectRedirect(await run(formRequest(VALID)));
   expect(response.status).toBe(303);
   expect(response.location).toBe("/#contact-outcome");
   expectRedirect(await run(formRequest({ ...VALID, subject: "Second" })));
 
-  const files = (await readdir(path.join(scratch.outbox, "mail"))).sort();
+  const files = await messageFiles(mail);
   expect(files).toHaveLength(2);
-  expect(files.every((file) => file.endsWith(".json"))).toBe(true);
-  const first = await readFile(path.join(scratch.outbox, "mail", files[0]!), "utf8");
-  const entries = await Promise.all(
-    files.map(async (file) => JSON.parse(await readFile(path.join(scratch.outbox, "mail", file), "utf8"))),
-  );
+  const raws = await Promise.all(files.map((file) => readFile(path.join(mail, file), "utf8")));
+  const entries = raws.map((raw) => JSON.parse(raw));
   expect(entries).toContainEqual({
     lib_version: "4.4.1",
     template_params: VALID_TEMPLATE_PARAMS,
   });
   expect(entries.map((entry) => entry.template_params.subject).sort()).toEqual(["Engines", "Second"]);
-  expect(first).not.toMatch(/user_id|service_id|template_id|accessToken/);
-  expect((await stat(path.join(scratch.outbox, "mail", files[0]!))).mode & 0o777).toBe(0o600);
+  for (const raw of raws) expect(raw).not.toMatch(/user_id|service_id|template_id|accessToken/);
+  for (const file of files) expect((await stat(path.join(mail, file))).mode & 0o777).toBe(0o600);
+
+  // The folder the app made, and the store beside the messages, are the owner's alone, and hold no ids or keys.
+  expect((await stat(mail)).mode & 0o777).toBe(0o700);
+  const store = path.join(mail, DATABASE_FILE);
+  expect((await stat(store)).mode & 0o777).toBe(0o600);
+  for (const name of STORE_FILES.slice(1)) {
+    const file = path.join(mail, name);
+    const mode = await stat(file).then(
+      (info) => info.mode & 0o777,
+      () => null,
+    );
+    if (mode !== null) expect(mode).toBe(0o600);
+  }
+  const bytes = [await readFile(store, "latin1")];
+  bytes.push(await readFile(`${store}-wal`, "latin1").catch(() => ""));
+  expect(bytes.join("\n")).not.toMatch(/user_id|service_id|template_id|accessToken/);
+  // An outbox message is a file, never a message kept in the store.
+  expect(keptIn(mail)).toEqual([]);
 
   expect(scratch.fake.requests).toHaveLength(0);
   expect(events).toEqual([
@@ -51,13 +79,17 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
 it("refused input writes nothing", async () => {
   const { run } = setupAction({ OUTBOX_DIR: scratch.outbox });
   expect(expectFailure(await run(formRequest({ ...VALID, email: "nope" }))).status).toBe(400);
-  expect(await readdir(scratch.outbox)).toEqual([]);
+  expect(await messageFiles(scratch.outbox)).toEqual([]);
+  expect(keptIn(scratch.outbox)).toEqual([]);
 });
 
+// Root ignores permission bits: a path under a regular file cannot be made a folder by anyone (ENOTDIR).
 it("an outbox that cannot be written: 500 with the typed text kept", async () => {
   const blocker = path.join(scratch.outbox, "a-file");
   await writeFile(blocker, "");
-  const { run, events } = setupAction({ OUTBOX_DIR: path.join(blocker, "outbox") });
+  const unwritable = path.join(blocker, "outbox");
+  await expect(mkdir(unwritable, { recursive: true })).rejects.toMatchObject({ code: "ENOTDIR" });
+  const { run, events } = setupAction({ OUTBOX_DIR: unwritable });
   const failure = expectFailure(await run(formRequest(VALID)));
   expect(failure.status).toBe(500);
   expect(failure.data).toEqual({ ok: false, status: 500, reason: "outbox_write_failed", fields: VALID });

@@ -1,101 +1,104 @@
 // What the owner sees and keeps: `outbox status` and `outbox test` run as the owner runs them, the waiting
-// and spam alerts, and personal data deleted after CONTACT_KEEP_DAYS, nothing younger touched (decision 048).
-import { mkdir, readdir, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { describe, expect, it } from "vitest";
-import type { OwnerAlert } from "~/contact/alerts.server";
-import { tidyAndReport } from "~/contact/housekeeping.server";
-import { folderState } from "~/contact/shared-state.server";
-import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
-import type { ContactEvent } from "~/contact/events.server";
-import { VALID_TEMPLATE_PARAMS, relayEnv, testConfig } from "../support/contact";
+// and spam alerts, and personal data deleted after CONTACT_KEEP_DAYS, nothing younger touched (decision 048),
+// on the real SQLite file in OUTBOX_DIR.
+import { afterEach, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { VALID, relayEnv } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { runOutboxCli } from "../support/outbox-cli";
+import { keep, keptIn } from "../support/store";
+import { until } from "../support/until";
+import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
 const scratch = useFakeAndOutbox("contact-owner-");
 const env = (extra: Record<string, string> = {}) =>
   relayEnv(scratch.fake.url, { OUTBOX_DIR: scratch.outbox, ...extra });
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
-/** A kept message `days` old in `folder`, written as the server writes one. */
-async function keepOld(
-  folder: "spam" | "undelivered",
-  subject: string,
-  days: number,
-  extra: Partial<UndeliveredEntry> = {},
-) {
-  const dir = path.join(scratch.outbox, folder);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const params = { ...VALID_TEMPLATE_PARAMS, subject };
-  const entry: UndeliveredEntry = {
-    lib_version: "4.4.1",
-    template_params: params,
-    time: new Date(Date.now() - days * DAY).toISOString(),
-    for: folder === "spam" ? "suspected_spam" : "provider",
-    ...(folder === "spam" ? {} : { failure: "upstream_error" as const }),
-    upstreamStatus: folder === "spam" ? 0 : 500,
-    uncertain: false,
-    ...extra,
-  };
-  const name = undeliveredFileName(params);
-  await writeFile(path.join(dir, name), JSON.stringify(entry), { mode: 0o600 });
-  return name;
-}
-
-const files = async (folder: string) => (await readdir(path.join(scratch.outbox, folder))).sort();
-
-describe("retention", () => {
-  it("deletes spam and given-up messages older than CONTACT_KEEP_DAYS, logged without their text; nothing younger", async () => {
-    const oldSpam = await keepOld("spam", "Old spam", 31);
-    const youngSpam = await keepOld("spam", "Young spam", 29);
-    const oldGivenUp = await keepOld("undelivered", "Old given up", 31, { gaveUp: true });
-    const youngGivenUp = await keepOld("undelivered", "Young given up", 29, { gaveUp: true });
-    // Still waiting to be sent: never deleted, however old.
-    const oldWaiting = await keepOld("undelivered", "Old but waiting", 40, { for: "month_limit" });
-    const events: ContactEvent[] = [];
-    const told: OwnerAlert[] = [];
-    const config = testConfig(env({ CONTACT_KEEP_DAYS: "30" }));
-
-    await tidyAndReport(
-      config,
-      folderState(config.mail.stateDir),
-      (alert) => told.push(alert),
-      (event) => events.push(event),
-    );
-
-    expect(await files("spam")).toEqual([youngSpam]);
-    expect(await files("undelivered")).toEqual([youngGivenUp, oldWaiting].sort());
-    expect(events).toEqual([
-      { outcome: "purged", folder: "spam", reason: "expired", for: "suspected_spam", ageDays: 31 },
-      { outcome: "purged", folder: "undelivered", reason: "expired", for: "provider", ageDays: 31 },
-    ]);
-    expect(JSON.stringify(events)).not.toMatch(/Old spam|Old given up|ada@example/);
-    expect([oldSpam, oldGivenUp]).not.toContain(youngSpam);
+describe("retention and alerts, by the server's own loop", () => {
+  let server: AppServer | undefined;
+  let owner: WebhookFake | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    await owner?.close();
+    server = owner = undefined;
   });
 
-  it("tells the owner once that a message waits too long, and sends one spam digest a day", async () => {
-    await keepOld("undelivered", "Waiting long", 0.1, { failedSeconds: 0.1 * 86_400 });
-    await keepOld("spam", "Fresh spam", 0.01);
-    const told: OwnerAlert[] = [];
-    const config = testConfig(env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
-    for (let pass = 0; pass < 3; pass++)
-      await tidyAndReport(
-        config,
-        folderState(config.mail.stateDir),
-        (alert) => told.push(alert),
-        () => {},
-      );
-    expect(told).toEqual([
-      { kind: "messages_waiting", count: 1, oldestHours: 2 },
-      { kind: "spam_digest", count: 1, day: new Date().toISOString().slice(0, 10) },
+  it("deletes spam and given-up messages older than CONTACT_KEEP_DAYS, logged without their text, nothing younger; tells the owner once, across a restart", async () => {
+    // Not due for days: the loop has nothing to send, only what to delete and tell.
+    const later = Date.now() + 10 * DAY;
+    keep(scratch.outbox, "Old spam", { spam: true, ageMs: 31 * DAY });
+    const youngSpam = keep(scratch.outbox, "Young spam", { spam: true, ageMs: 29 * DAY });
+    keep(scratch.outbox, "Old given up", { ageMs: 31 * DAY, state: "given_up", nextAttempt: null });
+    const youngGivenUp = keep(scratch.outbox, "Young given up", {
+      ageMs: 29 * DAY,
+      state: "given_up",
+      nextAttempt: null,
+    });
+    // Still waiting to be sent: never deleted, however old.
+    const oldWaiting = keep(scratch.outbox, "Old but waiting", {
+      ageMs: 40 * DAY,
+      for: "month_limit",
+      nextAttempt: later,
+    });
+    // Failing for two hours, past the alert's hour; and spam of the last day, for the digest.
+    const failing = keep(scratch.outbox, "Failing for two hours", { ageMs: 2 * HOUR, nextAttempt: later });
+    const freshSpam = keep(scratch.outbox, "Fresh spam", { spam: true, ageMs: HOUR });
+
+    owner = await startWebhookFake("json");
+    const serverEnv = env({
+      CONTACT_KEEP_DAYS: "30",
+      CONTACT_WAITING_ALERT_MINUTES: "60",
+      OWNER_ALERT_URL: owner.url,
+      OWNER_ALERT_FORMAT: "json",
+    });
+    server = await startAppServer({ env: serverEnv });
+    // The alerts follow the deletions in the same pass.
+    await until(() => owner!.accepted.length === 2, "the owner's alerts after the first pass");
+    // Its stop waits for the pass and the alerts in flight: a clean exit is the whole pass done.
+    expect(await server.stop()).toBe(0);
+
+    const ids = keptIn(scratch.outbox)
+      .map((message) => message.id)
+      .sort();
+    expect(ids).toEqual([youngSpam, youngGivenUp, oldWaiting, failing, freshSpam].sort());
+    const purged = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"outcome":"purged"'))
+      .map((line) => {
+        const { time: _, ...fields } = JSON.parse(line) as Record<string, unknown>;
+        return fields;
+      });
+    expect(purged).toEqual([
+      { event: "contact", outcome: "purged", for: "suspected_spam", reason: "expired", ageDays: 31 },
+      { event: "contact", outcome: "purged", for: "provider", reason: "expired", ageDays: 31 },
     ]);
-    expect(JSON.stringify(told)).not.toMatch(/ada@example|Waiting long|Fresh spam/);
+    expect(server.output()).not.toMatch(/Old spam|Old given up|ada@example|analytical engine/);
+
+    const told = owner.accepted.map(({ body }) => body as Record<string, unknown>);
+    expect(told).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: "messages_waiting", count: 1, oldestHours: 2 }),
+        expect.objectContaining({ event: "spam_digest", count: 1 }),
+      ]),
+    );
+    expect(JSON.stringify(told)).not.toMatch(/ada@example|Failing for two hours|Fresh spam/);
+
+    // The alerts' ledger is in the file: a restarted server does not tell them again.
+    server = await startAppServer({ env: serverEnv });
+    expect(await server.stop()).toBe(0);
+    expect(owner.accepted).toHaveLength(2);
+    expect(server.output()).not.toContain('"outcome":"purged"');
+    expect(keptIn(scratch.outbox)).toHaveLength(5);
+    expect(scratch.fake.requests).toHaveLength(0);
   });
 });
 
 describe("outbox status and outbox test", () => {
   it("status: one screen, exit 0 when nothing needs the owner", async () => {
-    await keepOld("spam", "Some spam", 0.5);
+    keep(scratch.outbox, "Some spam", { spam: true, ageMs: 0.5 * DAY });
     const run = await runOutboxCli(
       ["status"],
       env({ CONTACT_DAILY_SEND_LIMIT: "100", CONTACT_MONTHLY_SEND_LIMIT: "200" }),
@@ -111,18 +114,19 @@ describe("outbox status and outbox test", () => {
   });
 
   it("status: a long wait for the budget needs nobody; the provider failing past the alert's time does (exit 1)", async () => {
-    await keepOld("undelivered", "Held for the month", 40, {
+    keep(scratch.outbox, "Held for the month", {
+      ageMs: 40 * DAY,
       for: "month_limit",
-      upstreamStatus: 0,
+      attempts: 0,
+      nextAttempt: Date.now() + DAY,
     });
     const waiting = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
     expect(waiting.stdout).toMatch(/^waiting {5}1 message\(s\)/m);
     expect(waiting.code).toBe(0);
-    await keepOld("undelivered", "Failing for two hours", 0.1, {
-      failedAt: new Date(Date.now() - 60_000).toISOString(),
-      failedSeconds: 2 * 3_600,
-    });
-    expect((await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }))).code).toBe(1);
+    keep(scratch.outbox, "Failing for two hours", { ageMs: 2 * HOUR });
+    const failing = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
+    expect(failing.stdout).toMatch(/^waiting {5}2 message\(s\)/m);
+    expect(failing.code).toBe(1);
   });
 
   it("test: one message through the real provider, its answer printed; a refusal prints the fix and exits 1", async () => {
@@ -154,11 +158,16 @@ describe("outbox status and outbox test", () => {
   });
 
   it("export prints a kept message whole as JSON; a path is refused", async () => {
-    const name = await keepOld("spam", "Export me", 1);
-    const run = await runOutboxCli(["export", name], env());
+    const id = keep(scratch.outbox, "Export me", { spam: true, ageMs: DAY });
+    const run = await runOutboxCli(["export", id], env());
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ state: "held", params: { subject: "Export me" } });
-    expect((await runOutboxCli(["export", `../spam/${name}`], env())).code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      id,
+      state: "held",
+      for: "suspected_spam",
+      params: { subject: "Export me", message: VALID.message, from_email: VALID.email },
+    });
+    expect((await runOutboxCli(["export", `../spam/${id}`], env())).code).toBe(2);
     expect((await runOutboxCli(["export", "missing.json"], env())).code).toBe(1);
   });
 });

@@ -1,20 +1,29 @@
-// Redelivery by itself: two production replicas share one outbox folder and relay to the fake provider;
-// messages kept while it fails reach the owner once it is back, each exactly once, with nobody running
-// a command, through a SIGTERM mid-send, after a longer wait when they may have been delivered, and a
-// message the provider failed for too long stays for the owner with one log line.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+// Redelivery by itself: two production replicas share one store, OUTBOX_DIR/outbox.sqlite, and relay to the
+// fake provider; messages kept while it fails reach the owner once it is back, each exactly once, with nobody
+// running a command, through a SIGTERM mid-send, after a longer wait when they may have been delivered, and
+// a message the provider failed as often as CONTACT_REDELIVER_FOR_HOURS holds stays for the owner with one
+// log line.
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { undeliveredFileName, type UndeliveredEntry } from "~/contact/store.server";
+import { attemptsWithin } from "~/contact/rulebook.server";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, VALID_TEMPLATE_PARAMS, relayEnv, postForm } from "../support/contact";
+import {
+  BROWSER_HEADERS,
+  VALID,
+  VALID_TEMPLATE_PARAMS,
+  postForm,
+  relayEnv,
+  testConfig,
+} from "../support/contact";
 import { OK_MODE, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
+import { keep, keptIn, keptWith } from "../support/store";
 
 let fake: EmailJsFake;
 let outbox: string;
-let replicas: AppServer[];
+let replicas: AppServer[] = [];
 
 const env = () =>
   relayEnv(fake.url, {
@@ -25,24 +34,24 @@ const env = () =>
     CONTACT_REDELIVER_MAX_SECONDS: "2",
   });
 
+/** Two replicas on the one store. */
+const startReplicas = async () => {
+  replicas = await Promise.all([startAppServer({ env: env() }), startAppServer({ env: env() })]);
+};
+
 beforeEach(async () => {
   fake = await startEmailJsFake();
   outbox = await mkdtemp(path.join(tmpdir(), "redelivery-"));
-  replicas = await Promise.all([startAppServer({ env: env() }), startAppServer({ env: env() })]);
 });
 afterEach(async () => {
   await Promise.all(replicas.map((replica) => replica.stop()));
+  replicas = [];
   await fake.close();
   await rm(outbox, { recursive: true, force: true });
 });
 
-const kept = async () => {
-  try {
-    return (await readdir(path.join(outbox, "undelivered"))).filter((name) => name.endsWith(".json"));
-  } catch {
-    return [];
-  }
-};
+/** The messages the store keeps to send (waiting or given up), oldest first. */
+const kept = () => keptIn(outbox).filter((message) => message.state !== "held");
 
 /** A visitor's post to one replica, from an address of its own. */
 async function post(replica: AppServer, subject: string, client: string) {
@@ -54,16 +63,12 @@ async function post(replica: AppServer, subject: string, client: string) {
   return response.status;
 }
 
-/** A kept message's file, read as the server wrote it. */
-async function entryOf(subject: string): Promise<UndeliveredEntry> {
-  const params = { ...VALID_TEMPLATE_PARAMS, subject, message: `${VALID.message} ${subject}` };
-  return JSON.parse(await readFile(path.join(outbox, "undelivered", undeliveredFileName(params)), "utf8"));
-}
-
 const arrivals = (subject: string) =>
   fake.requests.filter((request) => request.rawBody.includes(`"${subject}"`));
 
-/** Waits until the folder is empty: every kept message went out (or nothing is left to try). */
+const log = () => replicas.map((replica) => replica.output()).join("");
+
+/** Waits until the store keeps nothing: every kept message went out (or nothing is left to try). */
 async function untilDelivered(timeoutMs = 30_000) {
   await expect.poll(kept, { timeout: timeoutMs, interval: 100 }).toEqual([]);
 }
@@ -75,23 +80,24 @@ async function keepFive() {
   for (const [i, subject] of SUBJECTS.entries()) {
     expect(await post(replicas[i % 2]!, subject, `203.0.113.${i + 1}`)).toBe(502);
   }
-  expect(await kept()).toHaveLength(5);
+  expect(kept()).toHaveLength(5);
 }
 
 describe("redelivery", { timeout: 60_000 }, () => {
   it("provider down, 5 messages kept; back: every message arrives exactly once, nobody runs a command", async () => {
+    await startReplicas();
     await keepFive();
     fake.reset();
     await untilDelivered();
     for (const subject of SUBJECTS) expect(arrivals(subject)).toHaveLength(1);
-    const log = () => replicas.map((replica) => replica.output()).join("");
-    // The line follows the file's removal: waited for, not read at once.
+    // The line follows the message's removal: waited for, not read at once.
     await expect.poll(() => log().match(/"outcome":"redelivered"/g)?.length).toBe(5);
     // The log names the step, never the text or the address.
     expect(log()).not.toContain(VALID.email);
   });
 
   it("a SIGTERM to the replicas in the middle of a redelivery loses nothing and doubles nothing", async () => {
+    await startReplicas();
     await keepFive();
     fake.reset();
     fake.setMode({ kind: "status", status: 200, body: "OK", delayMs: 1_500 });
@@ -100,32 +106,37 @@ describe("redelivery", { timeout: 60_000 }, () => {
     const codes = await Promise.all(replicas.map((replica) => replica.stop()));
     expect(codes).toEqual([0, 0]);
     const sentBeforeStop = fake.requests.length;
-    expect(await kept()).toHaveLength(5 - sentBeforeStop);
+    expect(fake.requests.every((request) => request.status === 200)).toBe(true);
+    expect(kept()).toHaveLength(5 - sentBeforeStop);
     replicas = [await startAppServer({ env: env() })];
     await untilDelivered();
     for (const subject of SUBJECTS) expect(arrivals(subject)).toHaveLength(1);
   });
 
   it("a message that may have been delivered waits longer before it is sent again, and outbox list says so", async () => {
+    await startReplicas();
     fake.setMode({ kind: "status", status: 500, body: "Internal error" }, "Maybe sent");
     // A 429 surely did not deliver it (a 4xx would hold it for the owner as refused for itself).
     fake.setMode({ kind: "status", status: 429, body: "Too many requests" }, "Surely not");
+    // Each message's own schedule, as the server keeps it, counted from when the provider failed it:
+    // never the order two messages arrive in. Each read at once, before it is due again.
     expect(await post(replicas[0]!, "Maybe sent", "203.0.113.20")).toBe(502);
+    const maybe = keptWith(outbox, "Maybe sent")!;
     expect(await post(replicas[1]!, "Surely not", "203.0.113.21")).toBe(502);
-    // When the provider failed it: its schedule counts from there.
-    const keptAt = async (subject: string) => {
-      const entry = await entryOf(subject);
-      return Date.parse(entry.failedAt ?? entry.time);
-    };
-    const maybeKept = await keptAt("Maybe sent");
-    const surelyKept = await keptAt("Surely not");
+    const surely = keptWith(outbox, "Surely not")!;
+    expect(maybe).toMatchObject({ state: "waiting", for: "uncertain", uncertain: true, attempts: 1 });
+    expect(surely).toMatchObject({ state: "waiting", for: "provider", uncertain: false, attempts: 1 });
+    const maybeKept = maybe.since;
+    const surelyKept = surely.since;
+    expect(maybe.nextAttempt! - maybeKept).toBeGreaterThanOrEqual(3_000);
+    expect(surely.nextAttempt! - surelyKept).toBeGreaterThanOrEqual(1_000);
 
-    // Each message's own schedule, as the server will keep it: never the order two messages arrive in.
+    // outbox list says so. (While a replica is sending one, it is listed as "may have been delivered" too.)
     const listed = (await runOutboxCli(["list"], env())).stdout;
     const next = (subject: string) =>
       Date.parse(new RegExp(`"${subject}".*next attempt (\\S+),`).exec(listed)?.[1] ?? "");
-    expect(listed).toMatch(/"Maybe sent".*uncertain: may have been delivered/);
-    expect(listed).toMatch(/"Surely not" {2}\(waiting: provider, next attempt/);
+    expect(listed).toMatch(/"Maybe sent" {2}\(waiting: uncertain, uncertain: may have been delivered, /);
+    expect(listed).toMatch(/"Surely not" {2}\(waiting: provider, /);
     expect(next("Maybe sent") - maybeKept).toBeGreaterThanOrEqual(3_000);
     expect(next("Surely not") - surelyKept).toBeGreaterThanOrEqual(1_000);
 
@@ -147,40 +158,41 @@ describe("redelivery", { timeout: 60_000 }, () => {
     for (const at of retries("Surely not")) expect(at).toBeGreaterThanOrEqual(surelyKept + 1_000);
   });
 
-  it("a message the provider failed for longer than CONTACT_REDELIVER_FOR_HOURS stays for the owner and is logged once", async () => {
-    const old = {
-      lib_version: "4.4.1",
-      template_params: {
-        name: "Old",
-        from_email: "old@example.com",
-        subject: "Old one",
-        message: "Hi",
-        to_name: "Owner",
-      },
-      time: new Date(Date.now() - 100 * 3_600_000).toISOString(),
-      reason: "upstream_error",
-      upstreamStatus: 500,
-      uncertain: false,
-      failedSeconds: 100 * 3_600,
-    };
-    const dir = path.join(outbox, "undelivered");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const name = undeliveredFileName(old.template_params);
-    const file = path.join(dir, name);
-    await writeFile(file, JSON.stringify(old), { mode: 0o600 });
+  it("a message the provider failed as often as CONTACT_REDELIVER_FOR_HOURS holds stays for the owner and is logged once", async () => {
+    // The give-up rule counts failed tries: as many as the backoff fits in CONTACT_REDELIVER_FOR_HOURS.
+    const tries = attemptsWithin(testConfig(env()).redelivery);
+    // Failed all its tries but one, and due now: its last try fails too.
+    const old = { ...VALID_TEMPLATE_PARAMS, subject: "Old one" };
+    keep(outbox, old.subject, { ageMs: 100 * 3_600_000, attempts: tries - 1, nextAttempt: Date.now() });
+    fake.setMode({ kind: "status", status: 500, body: "Internal error" }, old.subject);
+    await startReplicas();
     await expect
-      .poll(async () => JSON.parse(await readFile(file, "utf8")).gaveUp, { timeout: 20_000, interval: 100 })
-      .toBe(true);
+      .poll(() => keptWith(outbox, old.subject)?.state, { timeout: 20_000, interval: 100 })
+      .toBe("given_up");
+    // A 500 may have delivered it: given up as uncertain, the owner told it may have arrived.
+    expect(keptWith(outbox, old.subject)).toMatchObject({
+      for: "uncertain",
+      uncertain: true,
+      attempts: tries,
+      nextAttempt: null,
+    });
+    expect(arrivals(old.subject)).toHaveLength(1);
+
     // A later pass: a new message fails, then goes out; the old one is still there, logged once.
     fake.setMode({ kind: "status", status: 500 });
     expect(await post(replicas[0]!, "Later", "203.0.113.30")).toBe(502);
     fake.reset();
     await expect.poll(() => arrivals("Later").length, { timeout: 20_000, interval: 100 }).toBe(1);
-    // Its file goes once the provider's answer is read, a moment after the request arrives.
-    await expect.poll(kept, { timeout: 20_000, interval: 100 }).toEqual([name]);
-    expect(arrivals("Old one")).toHaveLength(0);
-    const log = replicas.map((replica) => replica.output()).join("");
-    expect(log.match(/"outcome":"gave_up"/g)).toHaveLength(1);
-    expect((await runOutboxCli(["list"], env())).stdout).toMatch(/given up: provider, 0 attempt\(s\)/);
+    // It leaves the store once the provider's answer is read, a moment after the request arrives.
+    await expect
+      .poll(() => kept().map((message) => message.params.subject), { timeout: 20_000, interval: 100 })
+      .toEqual([old.subject]);
+    expect(arrivals(old.subject)).toHaveLength(0);
+    expect(log().match(/"outcome":"gave_up"/g)).toHaveLength(1);
+    expect((await runOutboxCli(["list"], env())).stdout).toMatch(
+      new RegExp(
+        `"Old one" {2}\\(given up: uncertain, uncertain: may have been delivered, .*, ${tries} attempt\\(s\\)\\)`,
+      ),
+    );
   });
 });

@@ -20,7 +20,7 @@ const redis = useRedisServer();
 async function replica() {
   const link = redis.connect(silentConfigLogger);
   await until(() => link.state() === "up", "the connection");
-  return { link, botChecks: createBotChecks(config, link), score: createSpamScore(link) };
+  return { link, botChecks: createBotChecks(config, link, null), score: createSpamScore(link) };
 }
 
 const confirmed = (token: string) => {

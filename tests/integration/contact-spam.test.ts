@@ -1,13 +1,12 @@
-// What the message says and how many are mailed: suspected spam is kept in OUTBOX_DIR/spam/ (never
-// mailed, never silently dropped, the visitor told it was sent), the site's daily send budget keeps
+// What the message says and how many are mailed: suspected spam is held in the store, OUTBOX_DIR/outbox.sqlite
+// (never mailed, never silently dropped, the visitor told it was sent), the site's daily send budget keeps
 // the rest for the owner, and `outbox spam list|release|delete` lets the owner decide.
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
-import { UNDELIVERED_LIMIT, undeliveredFileName } from "~/contact/store.server";
+import { keptIn, keptWith, withStore } from "../support/store";
+import { KEPT_LIMIT, suspected } from "~/contact/rulebook.server";
 import type { ContactEvent } from "~/contact/events.server";
 
 const scratch = useFakeAndOutbox("contact-spam-");
@@ -20,13 +19,9 @@ const env = (extra: Record<string, string> = {}) =>
   });
 const from = (client: string, values: Record<string, string>) =>
   formRequest(values, { "X-Forwarded-For": client });
-const files = async (folder: string) => {
-  try {
-    return (await readdir(path.join(scratch.outbox, folder))).filter((name) => name.endsWith(".json"));
-  } catch {
-    return [];
-  }
-};
+/** The suspected spam held in the real store, oldest first. */
+const spam = () => keptIn(scratch.outbox).filter((m) => m.state === "held" && m.for === "suspected_spam");
+const DAY = 86_400_000;
 
 describe("the score", () => {
   it.each([
@@ -48,26 +43,24 @@ describe("the score", () => {
       { email: "x@mailinator.com", message: "https://a.example https://b.example" },
       "disposable_sender",
     ],
-  ])("%s: kept as suspected spam, not mailed, the visitor told it was sent", async (_, change, signal) => {
+  ])("%s: held as suspected spam, not mailed, the visitor told it was sent", async (_, change, signal) => {
     const events: unknown[] = [];
     const { run } = setupAction(env(), { log: (event) => events.push(event) });
     const answer = expectRedirect(await run(from("203.0.113.5", { ...VALID, ...change })));
     expect(answer.status).toBe(303);
     expect(scratch.fake.requests).toHaveLength(0);
-    const [file] = await files("spam");
-    const kept = JSON.parse(await readFile(path.join(scratch.outbox, "spam", file!), "utf8"));
-    expect(kept).toMatchObject({
+    const kept = keptIn(scratch.outbox);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({
+      state: "held",
       for: "suspected_spam",
-      template_params: { name: (change as { name?: string }).name ?? VALID.name },
+      nextAttempt: null,
+      network: "203.0.113.0/24",
+      params: { name: (change as { name?: string }).name ?? VALID.name },
     });
-    expect(kept.signals).toContain(signal);
+    expect(kept[0]!.signals).toContain(signal);
     // The log names the decision and its reasons, never the text.
-    expect(events).toContainEqual({
-      outcome: "kept",
-      for: "suspected_spam",
-      signals: kept.signals,
-      stored: "new",
-    });
+    expect(events).toContainEqual({ outcome: "kept", for: "suspected_spam", signals: kept[0]!.signals });
     expect(JSON.stringify(events)).not.toContain(VALID.message);
   });
 
@@ -78,10 +71,10 @@ describe("the score", () => {
       await run(from("203.0.113.7", { ...VALID, subject: "About example.com", message: "Hi (2)" })),
     );
     expect(scratch.fake.requests).toHaveLength(2);
-    expect(await files("spam")).toEqual([]);
+    expect(keptIn(scratch.outbox)).toEqual([]);
   });
 
-  it("the same text from many clients within the hour is kept from the tenth on", async () => {
+  it("the same text from many clients within the hour is held from the tenth on", async () => {
     const { run } = setupAction(env());
     const text = "Dear owner, we build websites for cheap. Reply to learn more.";
     for (let i = 0; i < 12; i++) {
@@ -90,7 +83,7 @@ describe("the score", () => {
       );
     }
     expect(scratch.fake.requests).toHaveLength(9);
-    expect(await files("spam")).toHaveLength(3);
+    expect(spam().map((m) => m.params.subject)).toEqual(["Offer 9", "Offer 10", "Offer 11"]);
   });
 
   it("with CONTACT_BOT_CHECKS=off a script's post is not judged by its headers: developers' tests get through", async () => {
@@ -104,8 +97,8 @@ describe("the score", () => {
     expect(scratch.fake.requests).toHaveLength(1);
   });
 
-  it("the spam folder takes at most 5 a day from one client; past that they are not kept, and told so", async () => {
-    const events: { outcome?: string; stored?: string }[] = [];
+  it("the store holds at most 5 suspected spam a day from one client; past that they are not kept, and told so", async () => {
+    const events: ContactEvent[] = [];
     const { run } = setupAction(env(), { log: (event) => events.push(event) });
     for (let i = 0; i < 7; i++) {
       const message = `Buy now https://a.example/${i} https://b.example https://c.example`;
@@ -113,46 +106,30 @@ describe("the score", () => {
       if (i < 5) expectRedirect(outcome);
       else expect(expectFailure(outcome).data).toMatchObject({ status: 503, reason: "not_kept" });
     }
-    expect(await files("spam")).toHaveLength(5);
-    expect(events.filter((event) => event.stored === "client_full")).toHaveLength(2);
+    expect(spam()).toHaveLength(5);
+    expect(events.filter((event) => event.outcome === "not_kept")).toEqual([
+      { outcome: "not_kept", for: "suspected_spam", why: "client_full" },
+      { outcome: "not_kept", for: "suspected_spam", why: "client_full" },
+    ]);
     expect(scratch.fake.requests).toHaveLength(0);
   });
 });
 
-describe("a full spam folder", () => {
-  it("makes room by its oldest suspected spam, logged, so a message kept as spam is never lost while told it was sent", async () => {
-    const dir = path.join(scratch.outbox, "spam");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const day = 86_400_000;
-    await Promise.all(
-      Array.from({ length: UNDELIVERED_LIMIT }, (_, i) => {
-        const params = {
-          name: "F",
-          from_email: "f@example.com",
-          subject: `Filler ${i}`,
-          message: "x",
-          to_name: "O",
-        };
-        const entry = {
-          lib_version: "4.4.1",
-          template_params: params,
-          for: "suspected_spam",
-          upstreamStatus: 0,
-          uncertain: false,
-        };
-        const time = new Date(Date.now() - (i === 0 ? 3 : 1) * day).toISOString();
-        return writeFile(path.join(dir, undeliveredFileName(params)), JSON.stringify({ ...entry, time }), {
-          mode: 0o600,
-        });
-      }),
-    );
-    const oldest = undeliveredFileName({
-      name: "F",
-      from_email: "f@example.com",
-      subject: "Filler 0",
-      message: "x",
-      to_name: "O",
+describe("full spam places", () => {
+  it("make room by the oldest suspected spam, logged, so a message held as spam is never lost while told it was sent", async () => {
+    const now = Date.now();
+    const filler = (i: number) =>
+      suspected(
+        { name: "F", from_email: "f@example.com", subject: `Filler ${i}`, message: "x", to_name: "O" },
+        "192.0.2.0/24",
+        ["many_links"],
+        now - (i === 0 ? 3 : 1) * DAY,
+      );
+    const oldest = filler(0).id;
+    withStore(scratch.outbox, (db) => {
+      for (let i = 0; i < KEPT_LIMIT; i++) db.put(filler(i));
     });
+    expect(spam()).toHaveLength(KEPT_LIMIT);
     const events: ContactEvent[] = [];
     const { run } = setupAction(env(), { log: (event) => events.push(event) });
     const spammy = {
@@ -161,13 +138,12 @@ describe("a full spam folder", () => {
       message: "Go to https://bit.ly/abc or https://x.example",
     };
     expectRedirect(await run(from("203.0.113.21", spammy)));
-    const now = await files("spam");
-    expect(now).toHaveLength(UNDELIVERED_LIMIT);
-    expect(now).not.toContain(oldest);
-    expect(events).toContainEqual({ outcome: "purged", folder: "spam", reason: "folder_full", ageDays: 3 });
-    expect(events).toContainEqual(
-      expect.objectContaining({ outcome: "kept", for: "suspected_spam", stored: "new" }),
-    );
+    const held = spam();
+    expect(held).toHaveLength(KEPT_LIMIT);
+    expect(held.map((m) => m.id)).not.toContain(oldest);
+    expect(held.at(-1)!.params).toMatchObject({ name: spammy.name, message: spammy.message });
+    expect(events).toContainEqual({ outcome: "purged", for: "suspected_spam", reason: "full", ageDays: 3 });
+    expect(events).toContainEqual(expect.objectContaining({ outcome: "kept", for: "suspected_spam" }));
     expect(scratch.fake.requests).toHaveLength(0);
   });
 });
@@ -181,10 +157,14 @@ describe("the daily send budget", () => {
       );
     }
     expect(scratch.fake.requests).toHaveLength(2);
-    const kept = await files("undelivered");
-    expect(kept).toHaveLength(2);
-    const entry = JSON.parse(await readFile(path.join(scratch.outbox, "undelivered", kept[0]!), "utf8"));
-    expect(entry).toMatchObject({ for: "day_limit", uncertain: false, upstreamStatus: 0 });
+    const kept = keptIn(scratch.outbox);
+    expect(kept.map((m) => m.params.subject)).toEqual(["Budget 2", "Budget 3"]);
+    for (const message of kept) {
+      // Waits for the day's turn, sent by itself then; the provider was never asked.
+      expect(message).toMatchObject({ state: "waiting", for: "day_limit", uncertain: false, attempts: 0 });
+      expect(message.nextAttempt).toBeGreaterThan(Date.now());
+      expect(message.providerText).toBeUndefined();
+    }
   });
 });
 
@@ -203,32 +183,29 @@ describe("outbox spam", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('"Keep me"');
     expect(listed.stdout).toContain("held: suspected spam: many_links");
-    expect(listed.stdout).toContain("2 suspected spam message(s)");
+    expect(listed.stdout).toContain(`2 suspected spam message(s) in ${scratch.outbox}/outbox.sqlite`);
 
-    const [keep, drop] = await Promise.all(
-      ["Keep me", "Drop me"].map(async (subject) => {
-        for (const name of await files("spam")) {
-          if ((await readFile(path.join(scratch.outbox, "spam", name), "utf8")).includes(subject))
-            return name;
-        }
-        throw new Error(subject);
-      }),
-    );
+    const keep = keptWith(scratch.outbox, "Keep me")!.id;
+    const drop = keptWith(scratch.outbox, "Drop me")!.id;
+    expect(listed.stdout).toContain(keep);
+    expect(listed.stdout).toContain(drop);
     const released = await Promise.all([
-      runOutboxCli(["spam", "release", keep!], childEnv),
-      runOutboxCli(["spam", "release", keep!], childEnv),
+      runOutboxCli(["spam", "release", keep], childEnv),
+      runOutboxCli(["spam", "release", keep], childEnv),
     ]);
     expect(released.map((run) => run.code).sort()).toEqual([0, expect.any(Number)]);
+    expect(released.map((run) => run.code)).not.toEqual([0, 0]);
     expect(scratch.fake.requests).toHaveLength(1);
     expect(scratch.fake.requests[0]!.rawBody).toContain("Keep me");
+    expect(keptWith(scratch.outbox, "Keep me")).toBeUndefined();
 
-    const deleted = await runOutboxCli(["spam", "delete", drop!], childEnv);
+    const deleted = await runOutboxCli(["spam", "delete", drop], childEnv);
     expect(deleted.code).toBe(0);
-    expect(await files("spam")).toEqual([]);
+    expect(keptIn(scratch.outbox)).toEqual([]);
     expect(scratch.fake.requests).toHaveLength(1);
   });
 
-  it("a path instead of a file name, or a missing file, is refused clearly", async () => {
+  it("a path instead of an id, or a missing message, is refused clearly", async () => {
     const outside = await runOutboxCli(["spam", "release", "../undelivered/x.json"], env());
     expect(outside.code).toBe(2);
     expect(outside.stderr).toContain("without a folder");

@@ -1,24 +1,43 @@
 // Without REDIS_URL a used confirmation stays used for its whole lifetime however many claims follow it,
-// a claim costs the same at any fill, and claims past their lifetime leave the folder (decision 051).
-import { mkdtemp, readdir, rm, utimes } from "node:fs/promises";
+// a claim costs the same at any fill, a restart does not forget it, and claims past their lifetime leave
+// the SQLite store in OUTBOX_DIR (decision 051).
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createBotChecks, type BotChecks } from "~/contact/bot-checks.server";
 import { CONFIRMATION_FIELD } from "~/contact/contract";
+import { DATABASE_FILE, openDatabase, type Database } from "~/contact/database.server";
 import { testConfig } from "../support/contact";
-import { until } from "../support/until";
 
 const CLIENT = "203.0.113.9";
+// The same secret before and after a restart, as a deployment sets it.
+const SESSION_SECRET = "a test secret of thirty-two characters or more";
 
 let outbox: string;
+let opened: Database[];
 beforeEach(async () => {
   outbox = await mkdtemp(path.join(tmpdir(), "used-proofs-"));
+  opened = [];
 });
-afterEach(() => rm(outbox, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const db of opened.splice(0)) db.close();
+  await rm(outbox, { recursive: true, force: true });
+});
 
-const botChecks = (env: Record<string, string> = {}) =>
-  createBotChecks(testConfig({ OUTBOX_DIR: outbox, CONTACT_CONFIRM_MIN_SECONDS: "0", ...env }), null);
+/** One process's checks: its own connection to the store in `dir`, as the server opens it. */
+function botChecks(env: Record<string, string> = {}, dir = outbox) {
+  const db = openDatabase(dir);
+  opened.push(db);
+  const config = testConfig({
+    OUTBOX_DIR: dir,
+    CONTACT_CONFIRM_MIN_SECONDS: "0",
+    SESSION_SECRET,
+    ...env,
+  });
+  return { checks: createBotChecks(config, null, db), db };
+}
 
 function confirmed(checks: BotChecks, token: string) {
   const form = new FormData();
@@ -36,10 +55,23 @@ async function claimFresh(checks: BotChecks, count: number) {
   return { accepted, cpuMs: (user + system) / 1_000 / count };
 }
 
+/** The used proofs in the store's file, read apart from the app's connection: hash and expiry. */
+function usedProofs(): { hash: string; expires: number }[] {
+  const db = new DatabaseSync(path.join(outbox, DATABASE_FILE), { readOnly: true });
+  try {
+    return db.prepare("SELECT hash, expires FROM used_proofs ORDER BY rowid").all() as {
+      hash: string;
+      expires: number;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
 it("a used token is refused as used after 10,001 other claims; a claim costs the same at any fill", async () => {
-  // Warmed up on a folder of its own, so the first figure is not the JIT's.
-  await claimFresh(botChecks({ OUTBOX_DIR: path.join(outbox, "warm-up") }), 500);
-  const checks = botChecks();
+  // Warmed up on a store of its own, so the first figure is not the JIT's.
+  await claimFresh(botChecks({}, path.join(outbox, "warm-up")).checks, 500);
+  const { checks } = botChecks();
   const first = checks.confirmation(CLIENT);
   expect(await confirmed(checks, first)).toEqual({ ok: true, via: "confirmation" });
 
@@ -54,19 +86,37 @@ it("a used token is refused as used after 10,001 other claims; a claim costs the
   expect(await confirmed(checks, first)).toEqual({ ok: false, problem: "used" });
 }, 120_000);
 
-it("a claim older than the lifetime leaves the folder; a younger one stays", async () => {
+it("a restart does not forget them: a new connection to the same file refuses a used token", async () => {
+  const before = botChecks();
+  const token = before.checks.confirmation(CLIENT);
+  const unused = before.checks.confirmation(CLIENT);
+  expect(await confirmed(before.checks, token)).toEqual({ ok: true, via: "confirmation" });
+  // The process stops: its connection closes.
+  opened.splice(opened.indexOf(before.db), 1);
+  before.db.close();
+
+  const after = botChecks();
+  expect(await confirmed(after.checks, token)).toEqual({ ok: false, problem: "used" });
+  // Only the used one: a token never claimed is still taken once.
+  expect(await confirmed(after.checks, unused)).toEqual({ ok: true, via: "confirmation" });
+  expect(await confirmed(after.checks, unused)).toEqual({ ok: false, problem: "used" });
+});
+
+it("a claim older than the lifetime leaves the store; a younger one stays", async () => {
   const env = { CONTACT_PROOF_MAX_MINUTES: "1" };
-  const before = botChecks(env);
+  const before = botChecks(env).checks;
   for (let i = 0; i < 2; i++) expect((await confirmed(before, before.confirmation(CLIENT))).ok).toBe(true);
-  const dir = path.join(outbox, "state", "used-proofs");
-  const [old, young] = await readdir(dir);
-  const twoMinutesAgo = new Date(Date.now() - 120_000);
-  await utimes(path.join(dir, old!), twoMinutesAgo, twoMinutesAgo);
+  const [old, young] = usedProofs();
+  // The first was claimed two minutes ago: its lifetime of one minute ended a minute ago.
+  const db = new DatabaseSync(path.join(outbox, DATABASE_FILE));
+  db.prepare("UPDATE used_proofs SET expires = ? WHERE hash = ?").run(Date.now() - 60_000, old!.hash);
+  db.close();
 
   // A process just started sweeps on its first claim.
-  const after = botChecks(env);
+  const after = botChecks(env).checks;
   expect((await confirmed(after, after.confirmation(CLIENT))).ok).toBe(true);
-  await until(async () => !(await readdir(dir)).includes(old!), "the old claim to go");
-  expect(await readdir(dir)).toContain(young);
-  expect(await readdir(dir)).toHaveLength(2);
+  const left = usedProofs().map((row) => row.hash);
+  expect(left).not.toContain(old!.hash);
+  expect(left).toContain(young!.hash);
+  expect(left).toHaveLength(2);
 });

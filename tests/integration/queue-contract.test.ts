@@ -11,6 +11,7 @@ import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
 import { until } from "../support/until";
+import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -19,22 +20,25 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 
 describe.each([
-  ["the folder", false],
+  ["the SQLite store", false],
   ["the Redis queue", true],
 ])("the contact engine on %s", { timeout: 90_000 }, (_name, withRedis) => {
   let fake: EmailJsFake;
   let app: AppServer;
   let outbox: string;
   let env: Record<string, string>;
+  let webhook: WebhookFake | undefined;
 
   afterEach(async () => {
     await app?.stop();
     await fake?.close();
+    await webhook?.close();
+    webhook = undefined;
     await rm(outbox, { recursive: true, force: true });
     if (withRedis) await redis.flush();
   });
 
-  async function start() {
+  async function start(extra: Record<string, string> = {}) {
     fake = await startEmailJsFake();
     outbox = await mkdtemp(path.join(tmpdir(), "queue-contract-"));
     env = relayEnv(fake.url, {
@@ -42,7 +46,9 @@ describe.each([
       CONTACT_REDELIVER_FIRST_SECONDS: "1",
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
       CONTACT_REDELIVER_MAX_SECONDS: "1",
+      CONTACT_RATE_LIMIT_MAX: "100",
       ...(withRedis ? { REDIS_URL: redis.url } : {}),
+      ...extra,
     });
     app = await startAppServer({ env });
   }
@@ -132,5 +138,113 @@ describe.each([
     await until(() => delivered("Resent 1").length === 1, "the resent message");
     await until(async () => (await waiting()) === 0, "nothing kept");
     expect(delivered("Resent 1")).toHaveLength(1);
+  });
+
+  // What people meet, the same on either engine: each of these once differed between the two.
+  describe("alike for visitors and the owner", () => {
+    const alerts = () => (webhook?.accepted ?? []).map((alert) => (alert.body as { event?: string }).event);
+
+    it("the owner's fix of a refused account: resend sends at once, the refusal ends, one 'back' alert", async () => {
+      webhook = await startWebhookFake("json");
+      await start({ OWNER_ALERT_URL: webhook.url, OWNER_ALERT_FORMAT: "json" });
+      fake.setMode({
+        kind: "status",
+        status: 403,
+        body: "API calls are disabled for non-browser applications",
+      });
+      expect(await post("Refused 1")).toBe(503);
+      expect(await post("Refused 2")).toBe(503);
+      expect(await waiting()).toBe(2);
+      expect((await cli("status")).stdout).toMatch(/refusing/);
+
+      fake.setMode({ kind: "status", status: 200 });
+      // The first success ends the refusal: the other follows at the pace, sent by this resend or the server.
+      const resent = await cli("resend");
+      expect(resent.stdout).toMatch(/[12] sent, 0 still undelivered/);
+      expect(resent.code).toBe(0);
+      await until(() => delivered("Refused 2").length === 1, "the other, at the pace");
+      expect(delivered("Refused 1")).toHaveLength(1);
+      expect(delivered("Refused 2")).toHaveLength(1);
+      expect((await cli("status")).stdout).toMatch(/^provider {4}ok$/m);
+      await until(() => alerts().includes("provider_back"), "the 'back' alert");
+      expect(alerts().filter((kind) => kind === "provider_back")).toHaveLength(1);
+      // Kept after the fix: sent as any message, not held for a probe.
+      expect(await post("After the fix")).toBe(303);
+      await until(() => delivered("After the fix").length === 1, "the next message");
+    });
+
+    it("the owner's test while the account is refused goes at once; its success ends the refusal and the waiting follow", async () => {
+      webhook = await startWebhookFake("json");
+      await start({ OWNER_ALERT_URL: webhook.url, OWNER_ALERT_FORMAT: "json" });
+      fake.setMode({ kind: "status", status: 412, body: "Gmail_API: Invalid grant" });
+      expect(await post("Waits for the fix 1")).toBe(503);
+      expect(await post("Waits for the fix 2")).toBe(503);
+      fake.setMode({ kind: "status", status: 200 });
+      const tested = await cli("test");
+      expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+      await until(
+        () => delivered("Waits for the fix 1").length + delivered("Waits for the fix 2").length === 2,
+        "the waiting messages, at the pace",
+      );
+      await until(() => alerts().includes("provider_back"), "the 'back' alert");
+      expect(alerts().filter((kind) => kind === "provider_back")).toHaveLength(1);
+    });
+
+    it("while the provider is known to fail, later visitors hear the failure, not 'sent'", async () => {
+      await start({ EMAILJS_MAX_PER_SECOND: "1" });
+      fake.setMode({ kind: "status", status: 500 });
+      expect(await post("Down 1")).toBe(502);
+      const [second, third] = await Promise.all([post("Down 2"), post("Down 3")]);
+      expect([second, third]).toEqual([502, 502]);
+      expect(await waiting()).toBe(3);
+    });
+
+    it("a message waiting only for its slot leaves in it: the second of two posts in one second within 2 s", async () => {
+      await start({ EMAILJS_MAX_PER_SECOND: "1" });
+      const [first, second] = await Promise.all([post("Same second A"), post("Same second B")]);
+      expect([first, second]).toEqual([303, 303]);
+      await until(() => delivered("Same second A").length + delivered("Same second B").length === 2, "both");
+      const [a, b] = [delivered("Same second A")[0]!.at, delivered("Same second B")[0]!.at];
+      expect(Math.abs(a - b)).toBeLessThan(2_000);
+    });
+
+    it("identical posts at once: each gets its own answer, and the message is mailed once", async () => {
+      await start();
+      fake.setMode({ kind: "status", status: 200, delayMs: 500 });
+      const answers = await Promise.all([post("Twice at once"), post("Twice at once")]);
+      expect(answers).toEqual([303, 303]);
+      await until(() => delivered("Twice at once").length === 1, "the message");
+      await until(async () => (await waiting()) === 0, "nothing kept");
+      expect(fake.requests.filter((request) => request.rawBody.includes("Twice at once"))).toHaveLength(1);
+    });
+
+    it("messages that are mailed spend no kept places: one client's posts behind a slow pace are all taken", async () => {
+      await start({ EMAILJS_MAX_PER_SECOND: "2" });
+      const answers: number[] = [];
+      for (let i = 1; i <= 6; i++) answers.push(await post(`Behind the pace ${i}`));
+      expect(answers).toEqual([303, 303, 303, 303, 303, 303]);
+      await until(
+        () => [1, 2, 3, 4, 5, 6].every((i) => delivered(`Behind the pace ${i}`).length === 1),
+        "all six mailed",
+        30_000,
+      );
+      expect(await post("One more")).toBe(303);
+    });
+
+    it("a message refused for itself is held and never becomes the probe: genuine visitors go on", async () => {
+      webhook = await startWebhookFake("json");
+      await start({ OWNER_ALERT_URL: webhook.url, OWNER_ALERT_FORMAT: "json" });
+      fake.setMode({ kind: "status", status: 400, body: "Template is corrupted" }, "Refused A");
+      fake.setMode({ kind: "status", status: 400, body: "Template is corrupted" }, "Refused B");
+      expect(await post("Refused A")).toBe(502);
+      expect(await post("Refused B")).toBe(502);
+      for (let i = 1; i <= 5; i++) expect(await post(`Genuine ${i}`)).toBe(303);
+      for (let i = 1; i <= 5; i++) expect(delivered(`Genuine ${i}`)).toHaveLength(1);
+      expect((await cli("status")).stdout).toMatch(/^provider {4}ok$/m);
+      const listed = (await cli("list")).stdout;
+      expect(listed).toMatch(/"Refused A".*held: refused by provider/);
+      expect(listed).toMatch(/"Refused B".*held: refused by provider/);
+      expect(alerts()).not.toContain("provider_refusing");
+    });
   });
 });

@@ -6,12 +6,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { undeliveredFileName } from "~/contact/store.server";
+import { messageId } from "~/contact/message-state.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, OWNER, VALID, postForm, relayEnv } from "../support/contact";
 import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { keptIn } from "../support/store";
 import { until } from "../support/until";
 import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
@@ -111,7 +112,7 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect(answers.every(({ status }) => status === 502 || status === 303)).toBe(true);
     expect(await undelivered()).toBe(30);
     // No instance keeps anything on its own disk.
-    for (const dir of folders.slice(0, 3)) expect(await filesIn(path.join(dir, "undelivered"))).toEqual([]);
+    for (const dir of folders.slice(0, 3)) expect(keptIn(dir)).toEqual([]);
 
     fake.setMode({ kind: "status", status: 200 });
     await until(
@@ -275,11 +276,12 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect(next.filter((subject) => subject?.endsWith("-1"))).toEqual([]);
   });
 
-  it("a 4xx for one message holds it for the owner with the provider's words; a second message refused alike makes it the account's", async () => {
+  it("a 4xx for one message holds it for the owner with the provider's words; a third message refused alike makes it the account's", async () => {
     await start(2);
     const words = "The template variable 'reply_to' is missing";
     fake.setMode({ kind: "status", status: 400, body: words }, "Refused alone");
     fake.setMode({ kind: "status", status: 400, body: words }, "Refused too");
+    fake.setMode({ kind: "status", status: 400, body: words }, "Refused third");
     expect((await post(0, "Refused alone")).status).toBe(502);
     // Held, but not as spam: `list` shows it with the rest.
     const held = await cli(["list"]);
@@ -292,10 +294,13 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect((await cli(["status"])).stdout).toMatch(/^provider\s+ok/m);
     expect(alerts("provider_refusing")).toEqual([]);
 
+    // A second alike is still held for itself: two refused messages are not yet the account's.
+    expect((await post(2, "Refused too")).status).toBe(502);
+    expect(alerts("provider_refusing")).toEqual([]);
     // 503 when its turn came within the visitor's wait, else answered from its kept state (303).
-    expect([503, 303]).toContain((await post(2, "Refused too")).status);
+    expect([503, 303]).toContain((await post(3, "Refused third")).status);
     await until(() => alerts("provider_refusing").length === 1, "the account's refusal");
-    expect(line((await cli(["list"])).stdout, "Refused too")).toContain("waiting: account");
+    expect(line((await cli(["list"])).stdout, "Refused third")).toContain("waiting: account");
     expect(JSON.stringify(alerts("provider_refusing")[0]!.body)).toContain("template variable");
   });
 
@@ -327,34 +332,45 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       message: `${VALID.message} ${subject}`,
       to_name: OWNER,
     });
-    // As the previous version wrote them: one `reason`, not yet the states' words.
-    const keepAsBefore = async (folder: string, subject: string, reason: string) => {
+    // As the previous versions wrote them: one `reason`, or the states' words with a held or given-up mark.
+    const keepAsBefore = async (folder: string, subject: string, fields: Record<string, unknown>) => {
       await mkdir(path.join(old, folder), { recursive: true });
       const entry = {
         lib_version: "4.4.1",
         template_params: params(subject),
         time: new Date().toISOString(),
-        reason,
         upstreamStatus: 500,
         uncertain: false,
+        ...fields,
       };
       await writeFile(
-        path.join(old, folder, undeliveredFileName(entry.template_params)),
+        path.join(old, folder, `${messageId(entry.template_params)}.json`),
         JSON.stringify(entry),
       );
     };
-    await keepAsBefore("undelivered", "Old kept 1", "upstream_error");
-    await keepAsBefore("undelivered", "Old kept 2", "over_daily_limit");
-    await keepAsBefore("spam", "Old spam", "suspected_spam");
+    await keepAsBefore("undelivered", "Old kept 1", { reason: "upstream_error" });
+    await keepAsBefore("undelivered", "Old kept 2", { reason: "over_daily_limit" });
+    await keepAsBefore("undelivered", "Old held", { for: "refused_by_provider", providerText: "Bad" });
+    await keepAsBefore("undelivered", "Old given up", { for: "provider", gaveUp: true });
+    await keepAsBefore("spam", "Old spam", { reason: "suspected_spam" });
     fake.setMode({ kind: "status", status: 500 });
     instances = [await startAppServer({ env: env(old) })];
-    await until(() => /"outcome":"imported","count":3/.test(instances[0]!.output()), "the import");
+    await until(() => /"outcome":"imported","count":5/.test(instances[0]!.output()), "the import");
     expect(await filesIn(path.join(old, "undelivered"))).toEqual([]);
     expect(await filesIn(path.join(old, "spam"))).toEqual([]);
+    await until(() => keptIn(old).length === 0, "the store to move into the queue");
     await instances[0]!.stop();
+    fake.setMode({ kind: "status", status: 200 });
     instances = [await startAppServer({ env: env(old) })];
     expect((await cli(["spam", "list"])).stdout).toContain("1 suspected spam message(s)");
-    expect(await undelivered()).toBe(2);
+    // Held and given-up messages stay so, for the owner; only the waiting ones are sent by themselves.
+    await until(() => delivered("Old kept 1").length === 1, "a waiting one, sent");
+    const listed = (await cli(["list"])).stdout;
+    expect(line(listed, "Old held")).toContain("held: refused by provider");
+    expect(line(listed, "Old given up")).toContain("given up: provider");
+    expect(fake.requests.filter((request) => /Old held|Old given up|Old spam/.test(request.rawBody))).toEqual(
+      [],
+    );
     expect(instances[0]!.output()).not.toContain('"imported"');
   });
 });

@@ -1,6 +1,6 @@
 // The queue's give-up and retention clocks at their shortest settings (an hour of tries, a day kept): only
 // the provider's failures count as tries, and only given-up and held jobs are deleted, counted from when
-// they were given up or held (decisions 052, 053). A day is brought forward in Redis, never waited for.
+// they were given up or held (decisions 053, 057). A day is brought forward in Redis, never waited for.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -86,15 +86,17 @@ it("three failed tries in the hour give a message up; a day after, it and a held
   expect(line(listed, "Waits for tomorrow")).toContain("waiting: day limit");
   expect(line(spam, "Held spam")).toContain("held: suspected spam");
 
-  // A day and a minute later, for each: given up, held, and kept waiting since.
-  const dayAgo = String(Date.now() - 86_460_000);
+  // A day and a minute later, for each: given up, held, and kept waiting since. The time a message entered
+  // its state is in its job's data (the rulebook's `since`); given-up and held ones wait apart, in contact-held.
+  const dayAgo = Date.now() - 86_460_000;
   const admin = new Redis(redis.url);
-  // A finished job's time is in its hash and, as the score of the failed set, where clean looks first.
-  const failing = idIn(line(listed, "Failing"));
-  await admin.hset(`portfolio:contact:${failing}`, "finishedOn", dayAgo);
-  await admin.zadd("portfolio:contact:failed", dayAgo, failing);
-  await admin.hset(`portfolio:contact-held:${idIn(line(spam, "Held spam"))}`, "timestamp", dayAgo);
-  await admin.hset(`portfolio:contact:${idIn(line(listed, "Waits for tomorrow"))}`, "timestamp", dayAgo);
+  const enteredADayAgo = async (key: string) => {
+    const data = JSON.parse((await admin.hget(key, "data"))!) as { since: number };
+    await admin.hset(key, "data", JSON.stringify({ ...data, since: dayAgo }));
+  };
+  await enteredADayAgo(`portfolio:contact-held:${idIn(line(listed, "Failing"))}`);
+  await enteredADayAgo(`portfolio:contact-held:${idIn(line(spam, "Held spam"))}`);
+  await enteredADayAgo(`portfolio:contact:${idIn(line(listed, "Waits for tomorrow"))}`);
   admin.disconnect();
   await until(
     async () => !(await cli("list")).stdout.includes('"Failing"'),
@@ -107,5 +109,6 @@ it("three failed tries in the hour give a message up; a day after, it and a held
     90_000,
   );
   expect(line((await cli("list")).stdout, "Waits for tomorrow")).toContain("waiting: day limit");
-  expect(app.output()).toMatch(/"outcome":"purged","folder":"queue","reason":"expired"/);
+  expect(app.output()).toMatch(/"outcome":"purged","for":"uncertain","reason":"expired","ageDays":1/);
+  expect(app.output()).toMatch(/"outcome":"purged","for":"suspected_spam","reason":"expired","ageDays":1/);
 }, 240_000);

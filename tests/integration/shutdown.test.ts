@@ -57,8 +57,9 @@ describe("SIGTERM", () => {
     fake.reset();
     fake.setMode({ kind: "hang" });
     const app = await startAppServer({ env: relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "100" }) });
-    const answers = Array.from({ length: 20 }, () =>
-      post(app.url).then(
+    // Twenty different messages: identical ones would be one message, mailed once.
+    const answers = Array.from({ length: 20 }, (_, i) =>
+      post(app.url, `In flight ${i}`).then(
         (response) => response.status,
         (error: Error) => `no answer: ${error.message}`,
       ),
@@ -92,7 +93,8 @@ describe("SIGTERM", () => {
   }, 30_000);
 });
 
-const post = (url: string) => postForm(`${url}/?index`, VALID);
+const post = (url: string, subject: string = VALID.subject) =>
+  postForm(`${url}/?index`, { ...VALID, subject });
 
 /** A raw connection that has sent `text`; `closed` settles when the server closes it. */
 async function openSocket(port: number, text: string) {

@@ -30,9 +30,7 @@ describe("defaults", () => {
       mail: {
         mode: "outbox",
         dir: path.resolve("./outbox"),
-        undeliveredDir: path.resolve("./outbox/undelivered"),
-        spamDir: path.resolve("./outbox/spam"),
-        stateDir: path.resolve("./outbox/state"),
+        outboxDir: path.resolve("./outbox"),
       },
       alerts: null,
       rateLimit: { max: 5, windowSeconds: 600 },
@@ -80,9 +78,7 @@ describe("defaults", () => {
       publicKey: "pk_SECRET_1",
       serviceId: "svc_SECRET_2",
       templateId: "tpl_SECRET_3",
-      undeliveredDir: path.resolve("./outbox/undelivered"),
-      spamDir: path.resolve("./outbox/spam"),
-      stateDir: path.resolve("./outbox/state"),
+      outboxDir: path.resolve("./outbox"),
     });
     expect(lines).toEqual([]);
   });
@@ -132,9 +128,7 @@ describe("defaults", () => {
         serviceId: "svc_SECRET_2",
         templateId: "tpl_SECRET_3",
         privateKey: "priv_SECRET_4",
-        undeliveredDir: "/tmp/relay-keeps-undelivered-here/undelivered",
-        spamDir: "/tmp/relay-keeps-undelivered-here/spam",
-        stateDir: "/tmp/relay-keeps-undelivered-here/state",
+        outboxDir: "/tmp/relay-keeps-undelivered-here",
       },
       alerts: { url: "https://hooks.slack.com/services/T0/B0/SECRET_5", format: "json" },
       rateLimit: { max: 3, windowSeconds: 60 },

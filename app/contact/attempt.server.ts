@@ -1,0 +1,48 @@
+// One try of a message an engine holds, carried out the same on either engine: its network's share, the
+// relay, and its next state as the rulebook says, logged; the engine then stores and schedules that state.
+import type { ContactLogger } from "./events.server";
+import type { Quotas } from "./limits.server";
+import type { Message, RelayOutcome } from "./message-state.server";
+import type { Relay, Sender } from "./relay.server";
+import { afterAttempt, waitForShare, type Rules } from "./rulebook.server";
+
+export type AttemptParts = {
+  relay: Relay;
+  quotas: Quotas;
+  rules: Rules;
+  log: ContactLogger;
+  /** The account's refusal ended with this send: what waited for it is made to follow. */
+  refusalEnded(): Promise<void>;
+};
+
+/** What was asked of the provider (null: nothing, its network's share waits), and the message's next state (null: sent). */
+export type Tried = { sent: RelayOutcome | null; next: Message | null };
+
+export async function attempt(
+  message: Message,
+  who: Sender,
+  { relay, quotas, rules, log, refusalEnded }: AttemptParts,
+  stopping?: () => boolean,
+): Promise<Tried> {
+  // Its network's daily share, once, before its first try; the owner's sends are within no visitor's.
+  let held = message;
+  if (!message.shared && who !== "owner") {
+    const share = await quotas.networkShare(message.network);
+    if (!share.ok) return { sent: null, next: waitForShare(message, Date.now(), share.retryMs) };
+    held = { ...message, shared: true };
+  }
+  const sent = await relay.send(held.params, { who, counted: held.counted, stopping });
+  if (sent.ok && sent.refusalEnded) await refusalEnded();
+  const next = afterAttempt(held, sent, Date.now(), rules);
+  if (!next) {
+    if (message.attempts > 0)
+      log({ outcome: "redelivered", attempts: message.attempts + 1, uncertain: message.uncertain });
+  } else if (next.state === "given_up") {
+    log({ outcome: "gave_up", for: next.for, attempts: next.attempts, uncertain: next.uncertain });
+  } else if (!sent.ok && !sent.waiting) {
+    const { status: upstreamStatus } = sent;
+    log({ outcome: "redelivery_failed", upstreamStatus, attempts: next.attempts, uncertain: next.uncertain });
+    if (next.state === "held") log({ outcome: "kept", for: next.for });
+  }
+  return { sent, next };
+}

@@ -1,0 +1,91 @@
+// The owner's commands on kept messages, the same on either engine (CLI and page): each sends at once from the
+// process that runs it, even while the account is refused; the engine only lends its store as a Keeper.
+import type { TemplateParams } from "./emailjs.server";
+import { failureOf, keptView, waitingOn, type Message } from "./message-state.server";
+import type { OwnerPort, SendNow } from "./queue.server";
+import { attempt, type AttemptParts } from "./attempt.server";
+import { notSentWords } from "./relay.server";
+import { fairOrder } from "./rulebook.server";
+
+/** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */
+export type Keeper = Pick<OwnerPort, "engine" | "where" | "close"> & {
+  list(): Promise<Message[]>;
+  get(id: string): Promise<Message | null>;
+  remove(id: string): Promise<boolean>;
+  /** Out of the background's reach, to be sent now: null when it is gone, "busy" when another process sends it. */
+  take(id: string): Promise<Message | null | "busy">;
+  /** Files a taken message in its next state, or forgets it once sent (null). */
+  settle(taken: Message, next: Message | null): Promise<void>;
+};
+
+/** `parts` null: no EmailJS ids, so nothing can be sent (the CLI says so before it asks). */
+export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): OwnerPort {
+  const sending = () => {
+    if (!parts) throw new Error("sending needs the EmailJS ids");
+    return parts;
+  };
+  async function sendNow(id: string, held: boolean, busy: "told" | "passed over"): Promise<SendNow | null> {
+    const found = await keeper.get(id);
+    if (!found || (found.state === "held") !== held) return null;
+    const taken = await keeper.take(id);
+    if (taken === null) return null;
+    // Another process sends it right now: told as it stands, or passed over by a resend (the other tells it).
+    if (taken === "busy") return busy === "told" ? { sent: false, kept: keptView(found) } : null;
+    const now = Date.now();
+    const ready: Message =
+      taken.state === "waiting"
+        ? taken
+        : { ...taken, state: "waiting", for: "pace", since: now, nextAttempt: now };
+    const { next } = await attempt(ready, "owner", sending());
+    await keeper.settle(taken, next);
+    return next ? { sent: false, kept: keptView(next) } : { sent: true };
+  }
+
+  return {
+    engine: keeper.engine,
+    where: keeper.where,
+    close: keeper.close,
+    list: async () => ({ messages: (await keeper.list()).map(keptView), skipped: [] }),
+    get: async (id) => {
+      const found = await keeper.get(id);
+      return found && keptView(found);
+    },
+    remove: (id) => keeper.remove(id),
+    release: (id) => sendNow(id, true, "told"),
+    sendNow: (id) => sendNow(id, false, "told"),
+    async resend(each) {
+      // Each as it is now: one another process sent or is sending meanwhile is passed over.
+      for (const message of fairOrder((await keeper.list()).filter((m) => m.state !== "held"))) {
+        const sent = await sendNow(message.id, false, "passed over");
+        if (sent) each(keptView(message), sent);
+      }
+      return { skipped: [] };
+    },
+    test: (params: TemplateParams) => testMail(params, sending()),
+  };
+}
+
+/** The owner's test mail, sent once and at once: sent, or why not (nothing of it is kept or sent later). */
+async function testMail(params: TemplateParams, parts: AttemptParts): Promise<SendNow> {
+  const sent = await parts.relay.send(params, { who: "owner" });
+  if (sent.ok && sent.refusalEnded) await parts.refusalEnded();
+  if (sent.ok) return { sent: true };
+  const now = new Date().toISOString();
+  const providerText = notSentWords(sent);
+  const waitingFor = sent.waiting ?? waitingOn(failureOf(sent).reason, false).for;
+  return {
+    sent: false,
+    kept: {
+      state: "waiting",
+      for: waitingFor,
+      id: "test",
+      params,
+      receivedAt: now,
+      since: now,
+      attempts: 1,
+      nextAttempt: null,
+      uncertain: false,
+      ...(providerText ? { providerText } : {}),
+    },
+  };
+}

@@ -1,0 +1,304 @@
+// The one-process engine: messages kept in the SQLite store and sent in their slot by a background loop;
+// the owner's CLI works on the same file at the same time. It stores and schedules; the rulebook decides.
+import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { AppConfig } from "~/config.server";
+import { attempt, type AttemptParts } from "./attempt.server";
+import { DATABASE_FILE, type Database } from "./database.server";
+import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
+import type { ContactLogger } from "./events.server";
+import { tellOwner, type Notify } from "./notify.server";
+import type { Admitted, Quotas } from "./limits.server";
+import { messageId, NOT_KEPT, type Message } from "./message-state.server";
+import {
+  afterAttempt,
+  afterRefusal,
+  waitForShare,
+  answerOf,
+  expired,
+  fairOrder,
+  isDue,
+  placeFor,
+  received,
+  rulesOf,
+  suspected,
+  visitorAnswer,
+} from "./rulebook.server";
+import { ownerCommands } from "./owner-commands.server";
+import type { Delivery, Engine, Sent } from "./queue.server";
+import type { Relay, Sender } from "./relay.server";
+
+/** Retention and the owner's alerts are looked at this often. */
+const TICK_MS = 30_000;
+/** The longest the loop sleeps: what the owner's CLI changed in the file is seen within it. */
+const LOOK_MS = 1_000;
+const ageInDays = (ms: number) => Math.floor(ms / 86_400_000);
+
+export type SqliteEngineOptions = {
+  config: AppConfig;
+  db: Database;
+  relay: Relay | null;
+  notify: Notify;
+  quotas: Quotas;
+  log: ContactLogger;
+};
+
+/** Without EmailJS ids: each message written to OUTBOX_DIR as a file, never mailed. */
+async function writeToOutbox(dir: string, params: TemplateParams) {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.json`);
+  const entry = { lib_version: EMAILJS_LIB_VERSION, template_params: params };
+  // Visitors' addresses are personal data: owner-only permissions.
+  await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+}
+
+/** A read that fails (the file locked past its timeout) is taken as nothing kept: the post goes on. */
+function readable<T>(read: () => T | null): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}
+
+export function createSqliteEngine({ config, db, relay, notify, quotas, log }: SqliteEngineOptions): Engine {
+  const rules = rulesOf(config);
+  const inFlight = new Map<string, Promise<Sent>>();
+  let wake = () => {};
+  const parts: AttemptParts | null = relay && {
+    relay,
+    quotas,
+    rules,
+    log,
+    refusalEnded: async () => accountWaitersFollow(),
+  };
+
+  /** Takes a place for it (a client's and the store's; spam pushes out its oldest), then stores it. */
+  async function keep(message: Message, sender: Admitted | null): Promise<boolean> {
+    const spam = message.for === "suspected_spam";
+    let first = true;
+    // A message that waits only for its slot leaves within seconds: it spends none of its client's places.
+    if (sender && message.for !== "pace") {
+      const allowance = await quotas.keep(sender, spam);
+      if (!allowance) {
+        log({ outcome: "not_kept", for: message.for, why: "client_full" });
+        return false;
+      }
+      first = allowance.first;
+    }
+    try {
+      if (!db.durable) throw new Error("no store to keep it in");
+      const others = db.count(spam ? "spam" : "kept") - (db.get(message.id) ? 1 : 0);
+      const place = placeFor(others, first, spam);
+      if (place === "full") {
+        log({ outcome: "not_kept", for: message.for, why: "full" });
+        return false;
+      }
+      const oldest = place === "evict_oldest" ? db.oldestSpam() : null;
+      if (oldest) {
+        db.remove(oldest.id);
+        const ageDays = ageInDays(Date.now() - oldest.since);
+        log({ outcome: "purged", for: oldest.for, reason: "full", ageDays });
+      }
+      db.put(message);
+    } catch {
+      log({ outcome: "not_kept", for: message.for, why: "failed" });
+      return false;
+    }
+    log({
+      outcome: "kept",
+      for: message.for,
+      ...(message.failure ? { failure: message.failure, uncertain: message.uncertain } : {}),
+      ...(message.signals ? { signals: message.signals } : {}),
+    });
+    wake();
+    return true;
+  }
+
+  function accountWaitersFollow() {
+    const now = Date.now();
+    for (const message of db.list()) {
+      const next = afterRefusal(message, now);
+      if (next !== message) db.put(next);
+    }
+    wake();
+  }
+
+  /** One try of a message this process holds, and its next state stored (or it forgotten, once sent). */
+  async function tryHeld(message: Message, who: Sender, stopping?: () => boolean): Promise<Message | null> {
+    if (!parts) throw new Error("the relay needs the EmailJS ids");
+    const { next } = await attempt(message, who, parts, stopping);
+    settle(message, next);
+    return next;
+  }
+
+  function settle(taken: Message, next: Message | null) {
+    if (next) db.put(next);
+    else db.remove(taken.id);
+  }
+
+  const delivery: Delivery = {
+    async keepAsSpam(params, signals, sender) {
+      if (readable(() => db.get(messageId(params)))) return true;
+      return keep(suspected(params, sender.network, signals, Date.now()), sender);
+    },
+    async send(params, sender) {
+      if (config.mail.mode === "outbox") {
+        log({ outcome: "accepted", transport: "outbox" });
+        return writeToOutbox(config.mail.dir, params).then(
+          () => ({ ok: true }) as const,
+          () => ({ ok: false, status: 500, reason: "outbox_write_failed" }) as const,
+        );
+      }
+      if (!relay) throw new Error("relay mode needs the relay");
+      const now = Date.now();
+      const message = received(params, sender.network, now);
+      // The same message posted again while this process sends it: that post's answer is this one's too.
+      const sending = inFlight.get(message.id);
+      if (sending) {
+        log({ outcome: "already_kept", for: "pace" });
+        return sending;
+      }
+      // Stored and held by this post while it is sent: an identical post meanwhile, or after, is answered
+      // from its state and never sends it a second time; a process that dies mid-send leaves it uncertain.
+      const mine = readable(() => (db.add(message) ? db.claim(message.id, now) : null));
+      const kept = mine ? null : readable(() => db.get(message.id));
+      if (kept) {
+        log({ outcome: "already_kept", for: kept.for });
+        return answerOf(kept, kept.failure);
+      }
+      const outcome = sendOnce(message, sender).then((sent) => {
+        if (sent === NOT_KEPT) readable(() => db.remove(message.id));
+        return sent;
+      });
+      inFlight.set(message.id, outcome);
+      return outcome.finally(() => inFlight.delete(message.id));
+    },
+  };
+
+  async function sendOnce(message: Message, sender: Admitted): Promise<Sent> {
+    if (!relay) throw new Error("relay mode needs the relay");
+    const share = await quotas.networkShare(sender.network);
+    if (!share.ok) {
+      const waiting = waitForShare(message, Date.now(), share.retryMs);
+      return (await keep(waiting, sender)) ? answerOf(waiting) : NOT_KEPT;
+    }
+    const shared = { ...message, shared: true };
+    log({ outcome: "accepted", transport: "relay" });
+    const sent = await relay.send(message.params, { who: "visitor" });
+    if (sent.ok && sent.refusalEnded) accountWaitersFollow();
+    const next = afterAttempt(shared, sent, Date.now(), rules, await relay.provider.knownFailure());
+    if (!next) {
+      readable(() => db.remove(message.id));
+      return { ok: true };
+    }
+    if (!(await keep(next, sender))) return NOT_KEPT;
+    const answer = visitorAnswer(next);
+    // The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008).
+    if (!answer.ok) await quotas.giveBack(sender);
+    return answer;
+  }
+
+  const owner = ownerCommands(
+    {
+      engine: "sqlite",
+      where: path.join(config.mail.outboxDir, DATABASE_FILE),
+      list: async () => db.list(),
+      get: async (id) => db.get(id),
+      remove: async (id) => db.remove(id),
+      take: async (id) => db.claim(id, Date.now()) ?? (db.get(id) ? "busy" : null),
+      settle: async (taken, next) => settle(taken, next),
+      close: async () => {},
+    },
+    parts,
+  );
+
+  /** Sends what is due, fairly across networks; stops at the first wait that holds the rest too. */
+  async function sendDue(stopping: () => boolean) {
+    if (!relay) return;
+    const refusing = (await relay.provider.read()).state === "refusing";
+    for (const due of fairOrder(db.due(Date.now()))) {
+      if (stopping()) return;
+      // While the account is refused, one waiting message at a time is the probe; the rest wait for it.
+      const probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds, due.id));
+      const claimed = db.claim(due.id, Date.now());
+      if (!claimed || !isDue(claimed, Date.now())) continue;
+      const next = await tryHeld(claimed, probe ? "probe" : "redelivery", stopping);
+      if (next?.state === "waiting" && ["pace", "day_limit", "month_limit"].includes(next.for)) return;
+    }
+  }
+
+  async function housekeeping(now: number) {
+    const all = db.list();
+    for (const message of all.filter((m) => expired(m, now, rules))) {
+      db.remove(message.id);
+      log({
+        outcome: "purged",
+        for: message.for,
+        reason: "expired",
+        ageDays: ageInDays(now - message.since),
+      });
+    }
+    await tellOwner(
+      db.state,
+      notify,
+      all.filter((m) => !expired(m, now, rules)),
+      now,
+      rules,
+    );
+  }
+
+  return {
+    delivery,
+    owner,
+    start() {
+      if (!relay) return { stop: async () => {} };
+      let stopping = false;
+      let timer: NodeJS.Timeout | undefined;
+      let running: Promise<void> | null = null;
+      let again = false;
+      let lookedAt = 0;
+      const schedule = () => {
+        if (stopping) return;
+        const next = db.nextDue();
+        const wait = next === null ? LOOK_MS : Math.min(LOOK_MS, Math.max(0, next - Date.now()));
+        clearTimeout(timer);
+        timer = setTimeout(tick, wait).unref();
+      };
+      const tick = () => {
+        if (running) {
+          again = true;
+          return;
+        }
+        running = (async () => {
+          const now = Date.now();
+          if (now - lookedAt >= TICK_MS) {
+            lookedAt = now;
+            await housekeeping(now);
+          }
+          await sendDue(() => stopping);
+        })()
+          .catch((error: Error) => log({ outcome: "redelivery_error", error: error.message }))
+          .finally(() => {
+            running = null;
+            if (again && !stopping) {
+              again = false;
+              tick();
+            } else schedule();
+          });
+      };
+      wake = () => {
+        if (!stopping) setImmediate(tick);
+      };
+      tick();
+      return {
+        async stop() {
+          stopping = true;
+          clearTimeout(timer);
+          await running;
+        },
+      };
+    },
+  };
+}
