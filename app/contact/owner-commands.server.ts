@@ -4,7 +4,7 @@ import type { TemplateParams } from "./emailjs.server";
 import { failureOf, keptView, waitingOn, type Message } from "./message-state.server";
 import type { OwnerPort, SendNow } from "./queue.server";
 import { attempt, type AttemptParts } from "./attempt.server";
-import { notSentWords } from "./relay.server";
+import { providerWords } from "./provider.server";
 import { fairOrder } from "./rulebook.server";
 
 /** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */
@@ -71,7 +71,8 @@ async function testMail(params: TemplateParams, parts: AttemptParts): Promise<Se
   if (sent.ok && sent.refusalEnded) await parts.refusalEnded();
   if (sent.ok) return { sent: true };
   const now = new Date().toISOString();
-  const providerText = notSentWords(sent);
+  // What it waits for is said by its state; the provider's words only when the provider answered.
+  const providerText = sent.waiting ? null : providerWords(sent.text);
   const waitingFor = sent.waiting ?? waitingOn(failureOf(sent).reason, false).for;
   return {
     sent: false,

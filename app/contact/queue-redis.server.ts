@@ -80,16 +80,19 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     },
     waiting,
   );
-  // The owner's sends, from any process: each waits for the limiter's window to be free, then takes it.
+  // The owner's sends, from any process: each takes the limiter's window when it is free, in one step (SET NX,
+  // the value `rateLimit` writes), so a worker's job cannot start between the look and the take.
+  const takeWindow = async () =>
+    (await connection.set(messages.keys.limiter!, Number.MAX_SAFE_INTEGER, "PX", intervalMs, "NX")) === "OK";
   const ownerRelay = parts.relay(
     {
       async slot(_who, maxWaitMs) {
         const deadline = Date.now() + maxWaitMs;
-        for (let ttl = await messages.getRateLimitTtl(1); ttl > 0; ttl = await messages.getRateLimitTtl(1)) {
+        while (!(await takeWindow())) {
+          const ttl = Math.max(await messages.getRateLimitTtl(1), 1);
           if (Date.now() + ttl > deadline) return false;
           await sleep(Math.min(ttl, 250));
         }
-        await messages.rateLimit(intervalMs);
         return true;
       },
       pause: (ms) => messages.rateLimit(ms),

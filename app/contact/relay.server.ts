@@ -29,10 +29,6 @@ export type Relay = {
   provider: Provider;
 };
 
-/** Why a send did not go through, for the owner: what it waits for, or the provider's own words. */
-export const notSentWords = (outcome: Exclude<RelayOutcome, { ok: true }>) =>
-  outcome.waiting ? outcome.waiting.replaceAll("_", " ") : providerWords(outcome.text);
-
 export const VISITOR_SLOT_WAIT_MS = 800;
 /** The owner waits at a prompt: past this, "not sent (waiting: pace)", and nothing of it goes later. */
 const OWNER_SLOT_WAIT_MS = 10_000;

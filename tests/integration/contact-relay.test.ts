@@ -112,6 +112,8 @@ async function expectKept(
     uncertain: flags.uncertain,
     // A send that may have arrived spent its unit of the budget; its redelivery spends none.
     counted: flags.uncertain,
+    // Its network's daily share was spent when it was posted, never again.
+    shared: true,
     failure: flags.failure,
     providerText: expect.any(String),
   });
