@@ -11,7 +11,7 @@ import { tellOwner, type Notify } from "./notify.server";
 import type { Keeper } from "./owner-commands.server";
 import type { Pacing, Relay } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
-import { expired, rulesOf } from "./rulebook.server";
+import { expired } from "./rulebook.server";
 
 export type RedisEngineParts = {
   config: AppConfig;
@@ -38,7 +38,6 @@ type Parts = Omit<RedisEngineParts, "relay"> & {
 
 export function createRedisOwner(parts: Parts) {
   const { config, db, log, messages, held, file } = parts;
-  const rules = rulesOf(config);
 
   const all = async (): Promise<Job<Message>[]> => {
     const jobs = await Promise.all([messages.getJobs([...LISTED]), held.getJobs(["waiting"])]);
@@ -92,13 +91,13 @@ export function createRedisOwner(parts: Parts) {
     if (moved.length) log({ outcome: "imported", count: moved.length });
     const now = Date.now();
     const jobs = await all();
-    for (const job of jobs.filter((job) => expired(job.data, now, rules))) {
+    for (const job of jobs.filter((job) => expired(job.data, now, config))) {
       await job.remove();
       const ageDays = Math.floor((now - job.data.since) / 86_400_000);
       log({ outcome: "purged", for: job.data.for, reason: "expired", ageDays });
     }
-    const kept = jobs.filter((job) => !expired(job.data, now, rules)).map((job) => job.data);
-    await tellOwner(parts.state, parts.notify, kept, now, rules);
+    const kept = jobs.filter((job) => !expired(job.data, now, config)).map((job) => job.data);
+    await tellOwner(parts.state, parts.notify, kept, now, config);
   }
 
   /** The look, now and every LOOK_MS; until Redis first answers, every second (what the store keeps waits for it). */

@@ -1,20 +1,21 @@
 // Every message a job in one BullMQ queue on Redis: any number of instances, no shared disk. BullMQ paces the
 // provider for all workers together and schedules each wait; what follows each try is the rulebook's.
-import { DelayedError, Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, Worker, type Job } from "bullmq";
 import Redis from "ioredis";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Admitted } from "./limits.server";
 import { NOT_KEPT, type Message } from "./message-state.server";
 import type { Delivery, Engine, Sent } from "./queue.server";
 import { attempt } from "./attempt.server";
 import { ownerCommands } from "./owner-commands.server";
 import { createRedisOwner, type RedisEngineParts } from "./queue-redis-owner.server";
+import { jobAnswers, PACE } from "./queue-redis-answers.server";
 import {
   afterAttempt,
   afterRefusal,
   answerOf,
   placeFor,
   received,
-  rulesOf,
   suspected,
   visitorAnswer,
 } from "./rulebook.server";
@@ -24,32 +25,19 @@ const PREFIX = "portfolio";
 const MESSAGES = "contact";
 const HELD = "contact-held";
 
-/** A visitor waits this long for its job to start, then is answered from its state (it goes on in the background). */
-const VISITOR_START_MS = 800;
-const VISITOR_STEP_MS = 12_000;
 const ADD_TIMEOUT_MS = 2_000;
 /** BullMQ's close waits for Redis for ever: past this, what is left is cut (a job in hand takes at most 3 s). */
 const CLOSE_MS = 5_000;
-/** Not started, or not ended, in time: it waits its turn. */
-const PACE: Sent = { ok: true, waiting: "pace" };
 
-export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timeout")), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `work`, or a "timeout" error after `ms` (the timer does not hold the process open). */
+const withTimeout = <T>(work: Promise<T>, ms: number) =>
+  Promise.race([
+    work,
+    sleep(ms, null, { ref: false }).then<never>(() => Promise.reject(new Error("timeout"))),
+  ]);
 
 export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): Engine {
   const { config, log, db } = parts;
-  const rules = rulesOf(config);
   // Adds fail at once while Redis is away (the visitor's message then waits in this instance's store).
   const connection = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   connection.on("error", () => undefined);
@@ -138,52 +126,8 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     }
   }
 
-  // Visitors wait on their own job's events, from whichever instance's worker runs it.
-  const events = new QueueEvents(MESSAGES, { connection: blocking(), prefix: PREFIX });
-  events.on("error", () => undefined);
-  /** Every visitor waiting on a job, each told every step (identical posts share a job). */
-  const waiters = new Map<string, Set<(step: Sent | "active") => void>>();
-  // A step is told once the job has left `active`, so the visitor's answer may still remove it.
-  const stepFromJob = async (jobId: string): Promise<Sent> => {
-    const data = (await messages.getJob(jobId).catch(() => null))?.data;
-    return data ? answerOf(data, data.failure) : PACE;
-  };
-  const tell = (jobId: string, step: Sent | Promise<Sent> | "active") => {
-    const told = waiters.get(jobId);
-    if (told) void Promise.resolve(step).then((step) => [...told].forEach((waiter) => waiter(step)));
-  };
-  events.on("active", ({ jobId }) => tell(jobId, "active"));
-  events.on("completed", ({ jobId, returnvalue }) =>
-    tell(jobId, (returnvalue as unknown as Sent | undefined) ?? { ok: true }),
-  );
-  events.on("delayed", ({ jobId }) => waiters.has(jobId) && tell(jobId, stepFromJob(jobId)));
-  events.on("waiting", ({ jobId, prev }) => prev === "active" && tell(jobId, PACE));
-
-  /**
-   * What its visitor is told of a job: its answer, or "waiting for the pace" when it has not started within
-   * VISITOR_START_MS or not ended within VISITOR_STEP_MS of its start. Registered before the job is added, so
-   * no event is missed; `stop` when the answer comes from elsewhere.
-   */
-  function stepOf(id: string) {
-    let done: (step: Sent) => void = () => undefined;
-    const step = new Promise<Sent>((resolve) => {
-      let timer = setTimeout(() => done(PACE), VISITOR_START_MS);
-      const waiter = (step: Sent | "active") => {
-        if (step !== "active") return done(step);
-        clearTimeout(timer);
-        timer = setTimeout(() => done(PACE), VISITOR_STEP_MS);
-      };
-      done = (step) => {
-        clearTimeout(timer);
-        const told = waiters.get(id);
-        told?.delete(waiter);
-        if (!told?.size) waiters.delete(id);
-        resolve(step);
-      };
-      waiters.set(id, (waiters.get(id) ?? new Set()).add(waiter));
-    });
-    return { step, stop: () => done(PACE) };
-  }
+  // Visitors wait on their own job's events.
+  const answers = jobAnswers(messages, blocking());
 
   /** Visitors' jobs not yet answered: not counted in the places until they are known to be kept. */
   const INFLIGHT = `${PREFIX}:${MESSAGES}:answering`;
@@ -195,7 +139,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     async send(params, sender) {
       const message = received(params, sender.network, Date.now());
       const { id } = message;
-      const waiting = stepOf(id);
+      const waiting = answers.stepOf(id);
       try {
         // Held for the owner: answered from there, never sent again by a re-post. Both asked at once.
         const [setAside, existing] = await withTimeout(
@@ -230,7 +174,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         // Behind its slot while EmailJS is known to fail: its visitor hears that failure, as on every engine.
         const known = seen === PACE ? await relay.provider.knownFailure().catch(() => null) : null;
         const paced = { ok: false, waiting: "pace" } as const;
-        const told = known ? visitorAnswer(afterAttempt(message, paced, Date.now(), rules, known)) : seen;
+        const told = known ? visitorAnswer(afterAttempt(message, paced, Date.now(), config, known)) : seen;
         // Redis lost since the add: the message was accepted, and the visitor hears what is known of it.
         return await keptOrNot(message, told, sender).catch(() => told);
       } finally {
@@ -270,7 +214,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     if (told.ok && told.waiting === "pace" && (await connection.get(MAILING)) !== "0") return told;
     const allowance = await parts.quotas.keep(sender, false);
     const answering = await connection.zcount(INFLIGHT, Date.now() - INFLIGHT_MS, "+inf");
-    const kept = (await messages.getJobCountByTypes(...KEPT_STATES)) - answering;
+    const kept = (await waiting()) + (await messages.getActiveCount()) - answering;
     if (!allowance || placeFor(kept, allowance.first, false) === "full") {
       if ((await messages.remove(message.id).catch(() => 0)) === 1) void leftRound(message.network);
       log({ outcome: "not_kept", for: "pace", why: allowance ? "full" : "client_full" });
@@ -315,14 +259,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     throw new DelayedError();
   }
 
-  const attemptParts = { quotas: parts.quotas, rules, log, refusalEnded: accountWaitersFollow };
+  const attemptParts = { quotas: parts.quotas, rules: config, log, refusalEnded: accountWaitersFollow };
   const owner = createRedisOwner({ ...parts, messages, held, file });
   const ownerPort = ownerCommands(owner.keeper, { ...attemptParts, relay: ownerRelay });
   const close = async () => {
     const cut = () => [connection, ...blockingConnections].forEach((opened) => opened.disconnect());
     // Redis away: nothing is left to finish with it, and BullMQ would wait for it for ever.
     if (connection.status !== "ready") cut();
-    await withTimeout(Promise.all([messages.close(), held.close(), events.close()]), CLOSE_MS).catch(
+    await withTimeout(Promise.all([messages.close(), held.close(), answers.close()]), CLOSE_MS).catch(
       () => undefined,
     );
     cut();
@@ -352,5 +296,3 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     },
   };
 }
-
-const KEPT_STATES = ["waiting", "prioritized", "delayed", "active"] as const;

@@ -21,7 +21,6 @@ import {
   isDue,
   placeFor,
   received,
-  rulesOf,
   suspected,
   visitorAnswer,
 } from "./rulebook.server";
@@ -63,13 +62,12 @@ function readable<T>(read: () => T | null): T | null {
 }
 
 export function createSqliteEngine({ config, db, relay, notify, quotas, log }: SqliteEngineOptions): Engine {
-  const rules = rulesOf(config);
   const inFlight = new Map<string, Promise<Sent>>();
   let wake = () => {};
   const parts: AttemptParts | null = relay && {
     relay,
     quotas,
-    rules,
+    rules: config,
     log,
     refusalEnded: async () => accountWaitersFollow(),
   };
@@ -188,7 +186,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
     log({ outcome: "accepted", transport: "relay" });
     const sent = await relay.send(message.params, { who: "visitor" });
     if (sent.ok && sent.refusalEnded) accountWaitersFollow();
-    const next = afterAttempt(shared, sent, Date.now(), rules, await relay.provider.knownFailure());
+    const next = afterAttempt(shared, sent, Date.now(), config, await relay.provider.knownFailure());
     if (!next) {
       readable(() => db.remove(message.id));
       return { ok: true };
@@ -231,22 +229,13 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
 
   async function housekeeping(now: number) {
     const all = db.list();
-    for (const message of all.filter((m) => expired(m, now, rules))) {
+    const kept = all.filter((m) => !expired(m, now, config));
+    for (const message of all.filter((m) => !kept.includes(m))) {
       db.remove(message.id);
-      log({
-        outcome: "purged",
-        for: message.for,
-        reason: "expired",
-        ageDays: ageInDays(now - message.since),
-      });
+      const ageDays = ageInDays(now - message.since);
+      log({ outcome: "purged", for: message.for, reason: "expired", ageDays });
     }
-    await tellOwner(
-      db.state,
-      notify,
-      all.filter((m) => !expired(m, now, rules)),
-      now,
-      rules,
-    );
+    await tellOwner(db.state, notify, kept, now, config);
   }
 
   return {

@@ -16,19 +16,11 @@ import {
   type Sent,
 } from "./message-state.server";
 
-export type Rules = {
-  redelivery: AppConfig["redelivery"];
-  providerProbeSeconds: number;
-  keepDays: number;
-  waitingAlertMinutes: number;
-};
-
-export const rulesOf = (config: AppConfig): Rules => ({
-  redelivery: config.redelivery,
-  providerProbeSeconds: config.providerProbeSeconds,
-  keepDays: config.keepDays,
-  waitingAlertMinutes: config.waitingAlertMinutes,
-});
+/** The settings the rules read (the app's config is one). */
+export type Rules = Pick<
+  AppConfig,
+  "redelivery" | "providerProbeSeconds" | "keepDays" | "waitingAlertMinutes"
+>;
 
 /** What a visitor who posts a kept message again is told, from its state: it is never sent a second time. */
 export function answerOf(kept: KeptState, failure?: ContactFailureReason): Sent {

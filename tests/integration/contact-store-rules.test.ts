@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createBudget } from "~/contact/budget.server";
 import { openDatabase } from "~/contact/database.server";
 import { messageId, type Message, type WaitingFor } from "~/contact/message-state.server";
-import { afterAttempt, received, rulesOf } from "~/contact/rulebook.server";
+import { afterAttempt, received } from "~/contact/rulebook.server";
 import { readAlertLedger } from "~/contact/notify.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import {
@@ -70,7 +70,7 @@ function hold(
   const message: Message =
     wait === "network_share"
       ? { ...fresh, state: "waiting", for: wait, nextAttempt: due }
-      : afterAttempt(fresh, { ok: false, waiting: wait, until: due }, at, rulesOf(testConfig(env())))!;
+      : afterAttempt(fresh, { ok: false, waiting: wait, until: due }, at, testConfig(env()))!;
   withStore(scratch.outbox, (db) => db.put(message));
   return message;
 }
