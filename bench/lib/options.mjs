@@ -43,10 +43,11 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
   pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
               answering 429 past one request a second: "queue", two
               replicas with REDIS_URL on one redis-server and a store
-              each; "sqlite", one process without REDIS_URL; "before",
-              two replicas sharing a folder and Redis, built from commit
-              --before (4627b70, the last before the rulebook; none: not
-              measured) in a worktree in the temporary folder. On each:
+              each; "sqlite", one process without REDIS_URL; built from
+              commit --before (4627b70, the last before the rulebook; none:
+              not measured) in a worktree in the temporary folder, "before",
+              two replicas sharing a folder and Redis, and "folder", one
+              process without REDIS_URL. On each:
               --backlog (20) messages kept while the fake answers 500
               (counted by the engine's own \`outbox list\`), then drained
               (mails, seconds, requests a second, the most in any second,

@@ -35,6 +35,7 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
   const engines = [
     { engine: "queue", root: ROOT, commit: head, replicas: 2, redis: true, sharedFolder: false },
     { engine: "sqlite", root: ROOT, commit: head, replicas: 1, redis: false, sharedFolder: false },
+    // The revision before: its queue, and its folder engine for one process (what the SQLite store replaces).
     ...(earlier
       ? [
           {
@@ -44,6 +45,14 @@ export async function measurePacing({ env, message, headers, backlog, visitors, 
             replicas: 2,
             redis: true,
             sharedFolder: true,
+          },
+          {
+            engine: "folder",
+            root: earlier.dir,
+            commit: earlier.commit,
+            replicas: 1,
+            redis: false,
+            sharedFolder: false,
           },
         ]
       : []),

@@ -271,8 +271,8 @@ export function render(r) {
       ({
         queue: `queue: ${e.replicas} replicas with REDIS_URL, one redis-server, a store each`,
         sqlite: `SQLite store: ${e.replicas} process, no REDIS_URL`,
-        folder: `folder: ${e.replicas} process, no REDIS_URL`,
-        before: `before: ${e.replicas} replicas sharing a folder and Redis`,
+        folder: `before, folder: ${e.replicas} process, no REDIS_URL`,
+        before: `before, queue: ${e.replicas} replicas sharing a folder and Redis`,
       })[e.engine] + ` (${e.commit.slice(0, 7)})`;
     const s = (v) => `${(v / 1000).toFixed(1)} s`;
     const visitors = (x) =>

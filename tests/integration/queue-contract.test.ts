@@ -1,6 +1,6 @@
-// One contract, both engines: the production server on the folder (no REDIS_URL) and on the Redis queue,
+// One contract, both engines: the production server on the SQLite store (no REDIS_URL) and on the Redis queue,
 // driven the same way (a visitor's post, the fake EmailJS, the owner's CLI), held to the same outcomes
-// (decision 053).
+// (decisions 053, 057).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
