@@ -13,7 +13,7 @@ export const LINK_TRIES = 10;
 const SESSION_HOURS = 12;
 export const OWNER_PATH = "/owner";
 
-export type Passkey = {
+type Passkey = {
   id: string;
   publicKey: string;
   counter: number;
@@ -36,11 +36,11 @@ const RECORD = "owner";
 export type Session = { key: string; passkey: string; flash: Flash | null };
 export type Refused = { ok: false; status: number; error: string };
 /** A link's state as a token finds it: open (by its key), or why not. */
-export type LinkCheck = { open: true; link: string } | { open: false; why: "unknown" | "used" | "closed" };
+type LinkCheck = { open: true; link: string } | { open: false; why: "unknown" | "used" | "closed" };
 
-export const hash = (secret: string) => createHash("sha256").update(secret).digest("base64url");
+const hash = (secret: string) => createHash("sha256").update(secret).digest("base64url");
 const secret = () => randomBytes(32).toString("base64url");
-export const later = (ms: number) => new Date(Date.now() + ms).toISOString();
+const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 const past = (time: string) => Date.parse(time) <= Date.now();
 const closed = (link: OwnerRecord["links"][string]) => (link.wrongTries ?? 0) >= LINK_TRIES;
 
