@@ -11,6 +11,7 @@ import { lighthouseInterleaved } from "./lib/lighthouse.mjs";
 import { load } from "./lib/load.mjs";
 import { mainThreadInterleaved } from "./lib/main-thread.mjs";
 import { parseArgs } from "./lib/options.mjs";
+import { measureOwnerSignIn } from "./lib/owner-sign-in.mjs";
 import { prepareCheckout } from "./lib/checkout.mjs";
 import { measurePacing } from "./lib/pacing.mjs";
 import { measurePostPath } from "./lib/post-path.mjs";
@@ -338,6 +339,12 @@ async function main() {
         addedP50Ms: viaAction.p50Ms - fakeAlone.p50Ms,
         ...costs,
       };
+    }
+
+    if (!o.skip.has("owner")) {
+      await waitIdle(o.idle);
+      const seconds = Math.min(o.duration, 5);
+      results.owner = await measureOwnerSignIn({ seconds, connections: o.connections, log });
     }
 
     if (!o.skip.has("path")) {

@@ -4,7 +4,7 @@ import type { SharedState } from "~/contact/shared-state.server";
 import { createOwnerAccess, LINK_MINUTES } from "~/owner/access.server";
 
 export async function printOwnerLink(config: AppConfig, state: SharedState): Promise<number> {
-  const link = await createOwnerAccess(config, state, null).newLink();
+  const link = await createOwnerAccess(config, state).newLink();
   if ("error" in link) {
     console.error(`no link: ${link.error}`);
     return 2;

@@ -3,7 +3,7 @@ import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
-import { providerWords, type AskedPause } from "./provider.server";
+import { ADDRESS_LIKE, providerWords, type AskedPause } from "./provider.server";
 
 export {
   ALERT_FORMATS,
@@ -36,12 +36,32 @@ export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, ti
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** A scheme or a host in words from outside, broken so that no reader turns it into a link (decision 056). */
+/** Every dot a browser reads in a host name: ASCII, ideographic, halfwidth ideographic, small, one-dot leader. */
+const DOT = /[.\u3002\uFF61\uFE52\u2024]/g;
+const ANY_DOT = DOT.source;
+/** Numbers joined by dots as browsers read an IPv4 address: four of them, or any in hex (0x…) or octal (0…). */
+const NUMERIC_HOST = new RegExp(
+  String.raw`\b(?:0x[\da-f]+|\d+)(?:${ANY_DOT}(?:0x[\da-f]+|\d+)){1,3}\b`,
+  "gi",
+);
+const HEX_OR_OCTAL_PART = new RegExp(String.raw`(?:^|${ANY_DOT})0[x\d]`, "i");
+const looksLikeAddress = (run: string) => run.split(DOT).length === 4 || HEX_OR_OCTAL_PART.test(run);
+const LABEL_DOT = new RegExp(String.raw`(?<=[\p{L}\p{N}_-])${ANY_DOT}(?=\p{L}[\p{L}\p{N}_-])`, "gu");
+/** Fullwidth ASCII (U+FF01–U+FF5E: "ｅｖｉｌ．ｅｘａｍｐｌｅ", "：／／", "＠") as the ASCII a browser reads. */
+const halfWidth = (text: string) =>
+  text.replace(/[\uFF01-\uFF5E]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
+
+/**
+ * A scheme or a host in words from outside, broken so that no reader turns it into a link (decisions 056, 058):
+ * fullwidth forms made ASCII, then every address or mention they hid, every `://`, every dot of any kind before
+ * a label that starts with a letter, and every dot of an IPv4 address in any form.
+ */
 function defanged(text: string): string {
-  return text
+  return halfWidth(text)
+    .replace(ADDRESS_LIKE, "[address]")
     .replaceAll("://", "[:]//")
-    .replace(/\b(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\b/g, "$1[.]$2[.]$3[.]$4")
-    .replace(/(?<=[\p{L}\p{N}_-])\.(?=\p{L}[\p{L}\p{N}_-])/gu, "[.]");
+    .replace(NUMERIC_HOST, (run) => (looksLikeAddress(run) ? run.replace(DOT, "[.]") : run))
+    .replace(LABEL_DOT, "[.]");
 }
 
 /** How a format shows words that came from outside (the provider's, or a hint that repeats them): inert. */

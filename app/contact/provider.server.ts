@@ -58,9 +58,12 @@ function settingsDigest(mail: MailConfig): string {
 }
 
 /** The provider's words as one bounded line, anything like an address taken out. */
+/** Anything like a mail address or a mention: a word with an @. */
+export const ADDRESS_LIKE = /[^\s@]*@[^\s@]*/g;
+
 export function providerWords(text: string): string {
   const line = text
-    .replace(/[^\s@]*@[^\s@]*/g, "[address]")
+    .replace(ADDRESS_LIKE, "[address]")
     .replace(/[\s\p{Cc}\p{Cf}]+/gu, " ")
     .trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;

@@ -1,29 +1,16 @@
-// The owner's sign-in: one-time enrolment links, passkeys (WebAuthn by @simplewebauthn/server) and sessions
-// kept on the server, all in the shared state so every instance sees them (decision 054).
+// The owner's record: one-time enrolment links, passkeys and sessions, in the shared state so every instance sees
+// them (decision 054); the ceremonies that add to it are in ceremony.server.ts (decision 058).
 import { createHash, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { createCookie } from "@remix-run/node";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
-import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
-import { createRateLimiter } from "~/contact/limits.server";
 import type { SharedState } from "~/contact/shared-state.server";
 import { writeLogLine } from "~/lib/log-line.server";
-import type { RedisLink } from "~/lib/redis.server";
 
 export const LINK_MINUTES = 15;
+/** Wrong tokens tried while a link is open before it closes (decision 058). */
+export const LINK_TRIES = 10;
 const SESSION_HOURS = 12;
-const CHALLENGE_MINUTES = 5;
-/** Pending ceremonies kept at most; the oldest goes first, so a flood cannot grow the record. */
-const MAX_CHALLENGES = 50;
 export const OWNER_PATH = "/owner";
 
 type Passkey = {
@@ -35,32 +22,36 @@ type Passkey = {
   lastUsedAt: string | null;
 };
 export type Flash = { ok: boolean; text: string };
-/** Links and sessions by the SHA-256 of their secret: the record alone opens nothing. */
+/** Links, sessions and used challenges by the SHA-256 of their secret: the record alone opens nothing. */
 type OwnerRecord = {
   passkeys: Passkey[];
-  links: Record<string, { expires: string; usedAt: string | null }>;
-  challenges: Record<string, { purpose: "enrol" | "sign_in"; link: string | null; expires: string }>;
+  links: Record<string, { expires: string; usedAt: string | null; wrongTries?: number }>;
+  /** The challenges of verified answers, until they expire: an answer is taken once. */
+  spent: Record<string, { expires: string }>;
   sessions: Record<string, { expires: string; passkey: string; flash: Flash | null }>;
 };
-const EMPTY: OwnerRecord = { passkeys: [], links: {}, challenges: {}, sessions: {} };
+const EMPTY: OwnerRecord = { passkeys: [], links: {}, spent: {}, sessions: {} };
 const RECORD = "owner";
 
 export type Session = { key: string; passkey: string; flash: Flash | null };
 export type Refused = { ok: false; status: number; error: string };
+/** A link's state as a token finds it: open (by its key), or why not. */
+type LinkCheck = { open: true; link: string } | { open: false; why: "unknown" | "used" | "closed" };
 
 const hash = (secret: string) => createHash("sha256").update(secret).digest("base64url");
 const secret = () => randomBytes(32).toString("base64url");
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 const past = (time: string) => Date.parse(time) <= Date.now();
+const closed = (link: OwnerRecord["links"][string]) => (link.wrongTries ?? 0) >= LINK_TRIES;
 
-/** Drops what has expired; used links are kept until they expire, to be refused as used. */
+/** Drops what has expired; used and closed links are kept until they expire, to be refused as such. */
 function pruned(record: OwnerRecord): OwnerRecord {
-  const live = <T extends { expires: string }>(entries: Record<string, T>) =>
+  const live = <T extends { expires: string }>(entries: Record<string, T> = {}) =>
     Object.fromEntries(Object.entries(entries).filter(([, entry]) => !past(entry.expires)));
   return {
     passkeys: record.passkeys,
     links: live(record.links),
-    challenges: Object.fromEntries(Object.entries(live(record.challenges)).slice(-MAX_CHALLENGES)),
+    spent: live(record.spent),
     sessions: live(record.sessions),
   };
 }
@@ -84,85 +75,38 @@ export function whyNotReady(config: Pick<AppConfig, "sessionSecretSet" | "siteUr
   return null;
 }
 
-export function createOwnerAccess(config: AppConfig, state: SharedState, redis: RedisLink | null) {
+/**
+ * Why this request may not sign in, beside the configuration: it came through a proxy that TRUST_PROXY does not
+ * name, so every visitor would be one client and share one limit with the owner (decision 058).
+ */
+export function whyNotReadyFor(config: Pick<AppConfig, "trustProxy">, request: Request): string | null {
+  const forwarded = request.headers.has("x-forwarded-for") || request.headers.has("forwarded");
+  if (config.trustProxy !== 0 || !forwarded) return null;
+  return "TRUST_PROXY is not set, yet this request came through a proxy (it carries X-Forwarded-For): every visitor would count as the proxy's one address, so strangers' sign-in attempts would use up the owner's. Set TRUST_PROXY to the proxy's addresses (TRUST_PROXY=10.0.0.0/8, loopback, ...) and restart.";
+}
+
+/** Options for a cookie of the owner's page: HttpOnly, SameSite=Strict, Path=/owner, signed with SESSION_SECRET. */
+export function ownerCookie(config: AppConfig, name: string, maxAgeSeconds: number) {
   const site = config.siteUrl ? new URL(config.siteUrl) : null;
-  const cookie = createCookie("owner_session", {
+  return createCookie(name, {
     httpOnly: true,
     sameSite: "strict",
     path: OWNER_PATH,
-    maxAge: SESSION_HOURS * 3600,
+    maxAge: maxAgeSeconds,
     // Plain HTTP is allowed for loopback only (whyNotReady), where the browser would not send a Secure cookie.
     secure: site?.protocol !== "http:",
     secrets: [config.sessionSecret],
   });
-  const attempts = {
-    sign_in: createRateLimiter({ max: 20, windowSeconds: 900 }, redis, "owner-sign-in"),
-    enrol: createRateLimiter({ max: 10, windowSeconds: 900 }, redis, "owner-link"),
-  };
+}
+
+export const ownerLog = (step: string, outcome: string, reason?: string) =>
+  writeLogLine("owner", { step, outcome, ...(reason ? { reason } : {}) });
+
+export function createOwnerAccess(config: AppConfig, state: SharedState) {
+  const cookie = ownerCookie(config, "owner_session", SESSION_HOURS * 3600);
   const change = <R>(decide: (record: OwnerRecord) => { next: OwnerRecord | null; result: R }) =>
     state.change(RECORD, EMPTY, (current) => decide(pruned(current)));
-  const log = (step: string, outcome: string, reason?: string) =>
-    writeLogLine("owner", { step, outcome, ...(reason ? { reason } : {}) });
-  const refuse = (step: string, status: number, reason: string, error: string): Refused => {
-    log(step, "refused", reason);
-    return { ok: false, status, error };
-  };
-
-  /** One attempt of this client; a refusal when it has made too many. */
-  async function allowed(kind: keyof typeof attempts, client: string): Promise<Refused | null> {
-    try {
-      await (attempts[kind] as RateLimiterAbstract).consume(client);
-      return null;
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const minutes = Math.ceil(rejection.msBeforeNext / 60_000);
-      return refuse(kind, 429, "too_many_attempts", `Too many attempts. Try again in ${minutes} min.`);
-    }
-  }
-
-  const ready = (step: string): Refused | null => {
-    const why = whyNotReady(config);
-    return why ? refuse(step, 503, "not_ready", why) : null;
-  };
-
-  const LINK_REFUSED =
-    "This link cannot be used: it was used already, has expired or is wrong. Run `outbox owner-link` for a new one.";
-
-  async function startSession(passkey: string): Promise<string> {
-    const id = secret();
-    await change((record) => {
-      record.sessions[hash(id)] = { expires: later(SESSION_HOURS * 3_600_000), passkey, flash: null };
-      return { next: record, result: null };
-    });
-    return cookie.serialize(id);
-  }
-
-  /** A ceremony begun: its challenge waits for the browser's answer, a few minutes at most. */
-  const addChallenge = (challenge: string, purpose: "enrol" | "sign_in", link: string | null) =>
-    change((record) => {
-      record.challenges[challenge] = { purpose, link, expires: later(CHALLENGE_MINUTES * 60_000) };
-      return { next: record, result: null };
-    });
-
-  /** Takes a pending challenge once: a ceremony's answer is accepted at most once. */
-  const takeChallenge = (challenge: string, purpose: "enrol" | "sign_in") =>
-    change((record) => {
-      const pending = record.challenges[challenge];
-      if (!pending || pending.purpose !== purpose) return { next: null, result: null };
-      delete record.challenges[challenge];
-      return { next: record, result: pending };
-    });
-
-  const challengeOf = (response: { response: { clientDataJSON: string } }) => {
-    try {
-      const data = JSON.parse(isoBase64URL.toUTF8String(response.response.clientDataJSON)) as {
-        challenge?: unknown;
-      };
-      return typeof data.challenge === "string" ? data.challenge : null;
-    } catch {
-      return null;
-    }
-  };
+  const read = async () => pruned(await state.read(RECORD, EMPTY));
 
   return {
     /** A one-time link that registers a passkey on the device that opens it (`outbox owner-link`). */
@@ -179,110 +123,60 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
       return { url: `${config.siteUrl}${OWNER_PATH}/enrol#${token}`, expires };
     },
 
-    async enrolOptions(token: string, client: string) {
-      const refused = ready("enrol") ?? (await allowed("enrol", client));
-      if (refused) return refused;
-      const link = hash(token);
-      const { passkeys, valid } = await state.read(RECORD, EMPTY).then((record) => ({
-        passkeys: record.passkeys,
-        valid: Boolean(record.links[link] && !record.links[link].usedAt && !past(record.links[link].expires)),
-      }));
-      if (!valid) return refuse("enrol", 403, "bad_link", LINK_REFUSED);
-      const options = await generateRegistrationOptions({
-        rpName: `${site!.hostname} owner`,
-        rpID: site!.hostname,
-        userName: "owner",
-        userDisplayName: "The site's owner",
-        attestationType: "none",
-        excludeCredentials: passkeys.map(({ id, transports }) => ({ id, transports })),
-        authenticatorSelection: { residentKey: "required", userVerification: "required" },
-        timeout: CHALLENGE_MINUTES * 60_000,
-      });
-      await addChallenge(options.challenge, "enrol", link);
-      return { ok: true as const, options };
-    },
+    /** A token's link, if open; a wrong token counts against every open link, which closes at LINK_TRIES. */
+    checkLink: (token: string) =>
+      change<LinkCheck>((record) => {
+        const key = hash(token);
+        const link = record.links[key];
+        if (link) {
+          if (link.usedAt) return { next: null, result: { open: false, why: "used" } };
+          if (closed(link)) return { next: null, result: { open: false, why: "closed" } };
+          return { next: null, result: { open: true, link: key } };
+        }
+        const open = Object.values(record.links).filter((entry) => !entry.usedAt && !closed(entry));
+        for (const entry of open) entry.wrongTries = (entry.wrongTries ?? 0) + 1;
+        return { next: open.length ? record : null, result: { open: false, why: "unknown" } };
+      }),
 
-    /** Registers the passkey and uses the link up; the answer signs the owner in. */
-    async enrol(response: RegistrationResponseJSON, client: string) {
-      const refused = ready("enrol") ?? (await allowed("enrol", client));
-      if (refused) return refused;
-      const challenge = challengeOf(response);
-      const pending = challenge ? await takeChallenge(challenge, "enrol") : null;
-      if (!pending?.link) return refuse("enrol", 403, "unknown_challenge", LINK_REFUSED);
-      const verified = await verifyRegistrationResponse({
-        response,
-        expectedChallenge: challenge!,
-        expectedOrigin: config.siteUrl!,
-        expectedRPID: site!.hostname,
-        requireUserVerification: true,
-      }).catch(() => null);
-      if (!verified?.verified)
-        return refuse("enrol", 400, "not_verified", "The passkey could not be verified.");
-      const { credential } = verified.registrationInfo;
-      const used = await change((record) => {
-        const link = record.links[pending.link!];
-        if (!link || link.usedAt) return { next: null, result: false };
-        link.usedAt = new Date().toISOString();
-        record.passkeys.push({
-          id: credential.id,
-          publicKey: isoBase64URL.fromBuffer(credential.publicKey),
-          counter: credential.counter,
-          transports: credential.transports,
-          addedAt: link.usedAt,
-          lastUsedAt: null,
-        });
+    /** Uses an open link up for a new passkey; false when it was used, closed or expired meanwhile. */
+    useLink: (link: string, passkey: Omit<Passkey, "addedAt" | "lastUsedAt">) =>
+      change((record) => {
+        const entry = record.links[link];
+        if (!entry || entry.usedAt || closed(entry)) return { next: null, result: false };
+        entry.usedAt = new Date().toISOString();
+        record.passkeys.push({ ...passkey, addedAt: entry.usedAt, lastUsedAt: null });
         return { next: record, result: true };
-      });
-      if (!used) return refuse("enrol", 403, "bad_link", LINK_REFUSED);
-      log("enrol", "ok");
-      return { ok: true as const, cookie: await startSession(credential.id) };
-    },
+      }),
 
-    async signInOptions(client: string) {
-      const refused = ready("sign_in") ?? (await allowed("sign_in", client));
-      if (refused) return refused;
-      const options = await generateAuthenticationOptions({
-        rpID: site!.hostname,
-        userVerification: "required",
-        timeout: CHALLENGE_MINUTES * 60_000,
-      });
-      await addChallenge(options.challenge, "sign_in", null);
-      return { ok: true as const, options };
-    },
+    /** Takes the challenge of a verified answer, once: false when it was taken before (a replay). */
+    spend: (challenge: string, expires: string) =>
+      change((record) => {
+        const key = hash(challenge);
+        if (record.spent[key]) return { next: null, result: false };
+        record.spent[key] = { expires };
+        return { next: record, result: true };
+      }),
 
-    async signIn(response: AuthenticationResponseJSON, client: string) {
-      const refused = ready("sign_in") ?? (await allowed("sign_in", client));
-      if (refused) return refused;
-      const challenge = challengeOf(response);
-      const pending = challenge ? await takeChallenge(challenge, "sign_in") : null;
-      const failed = "This passkey is not one of the owner's, or the sign-in took too long. Try again.";
-      if (!pending) return refuse("sign_in", 403, "unknown_challenge", failed);
-      const { passkeys } = await state.read(RECORD, EMPTY);
-      const passkey = passkeys.find(({ id }) => id === response.id);
-      if (!passkey) return refuse("sign_in", 403, "unknown_passkey", failed);
-      const verified = await verifyAuthenticationResponse({
-        response,
-        expectedChallenge: challenge!,
-        expectedOrigin: config.siteUrl!,
-        expectedRPID: site!.hostname,
-        credential: {
-          id: passkey.id,
-          publicKey: isoBase64URL.toBuffer(passkey.publicKey),
-          counter: passkey.counter,
-          transports: passkey.transports,
-        },
-        requireUserVerification: true,
-      }).catch(() => null);
-      if (!verified?.verified) return refuse("sign_in", 403, "not_verified", failed);
-      await change((record) => {
-        const kept = record.passkeys.find(({ id }) => id === passkey.id);
+    passkey: async (id: string) => (await read()).passkeys.find((passkey) => passkey.id === id) ?? null,
+
+    /** A signed-in passkey's new counter and time of use. */
+    used: (id: string, counter: number) =>
+      change((record) => {
+        const kept = record.passkeys.find((passkey) => passkey.id === id);
         if (!kept) return { next: null, result: null };
-        kept.counter = verified.authenticationInfo.newCounter;
+        kept.counter = counter;
         kept.lastUsedAt = new Date().toISOString();
         return { next: record, result: null };
+      }),
+
+    /** A new session for a passkey; the Set-Cookie that holds it. */
+    async startSession(passkey: string): Promise<string> {
+      const id = secret();
+      await change((record) => {
+        record.sessions[hash(id)] = { expires: later(SESSION_HOURS * 3_600_000), passkey, flash: null };
+        return { next: record, result: null };
       });
-      log("sign_in", "ok");
-      return { ok: true as const, cookie: await startSession(passkey.id) };
+      return cookie.serialize(id);
     },
 
     /** The signed-in session of this request, its flash taken; null when none, forged or ended. */
@@ -315,16 +209,12 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
         delete record.sessions[session.key];
         return { next: record, result: null };
       });
-      log("sign_out", "ok");
+      ownerLog("sign_out", "ok");
       return cookie.serialize("", { maxAge: 0 });
     },
 
     passkeys: async () =>
-      (await state.read(RECORD, EMPTY)).passkeys.map(({ id, addedAt, lastUsedAt }) => ({
-        id,
-        addedAt,
-        lastUsedAt,
-      })),
+      (await read()).passkeys.map(({ id, addedAt, lastUsedAt }) => ({ id, addedAt, lastUsedAt })),
 
     /** Removes a passkey and ends the sessions it opened. */
     removePasskey: (id: string) =>
@@ -332,7 +222,7 @@ export function createOwnerAccess(config: AppConfig, state: SharedState, redis: 
         const passkeys = record.passkeys.filter((passkey) => passkey.id !== id);
         if (passkeys.length === record.passkeys.length) return { next: null, result: false };
         const sessions = Object.entries(record.sessions).filter(([, session]) => session.passkey !== id);
-        log("remove_passkey", "ok");
+        ownerLog("remove_passkey", "ok");
         return { next: { ...record, passkeys, sessions: Object.fromEntries(sessions) }, result: true };
       }),
   };

@@ -133,15 +133,8 @@ function CeremonyButton({ label, run }: { label: string; run: () => Promise<stri
   );
 }
 
-export function SignInView({
-  notReady,
-  hasPasskeys,
-  refused,
-}: {
-  notReady: string | null;
-  hasPasskeys: boolean;
-  refused: string | null;
-}) {
+/** The same for every signed-out visitor: nothing says whether a passkey is registered (decision 058). */
+export function SignInView({ notReady, refused }: { notReady: string | null; refused: string | null }) {
   return (
     <Shell title="Owner sign-in">
       {refused ? <Notice ok={false}>{refused}</Notice> : null}
@@ -150,14 +143,8 @@ export function SignInView({
       ) : (
         <Section title="Sign in with a passkey">
           <p className="text-sm text-muted-foreground">
-            {hasPasskeys ? (
-              "Use a passkey registered on this device or a phone nearby."
-            ) : (
-              <>
-                No passkey is registered yet. On the server, run <code>node build/outbox.js owner-link</code>{" "}
-                and open the link it prints on this device.
-              </>
-            )}
+            Use a passkey registered on this device or a phone nearby. None yet? On the server, run{" "}
+            <code>node build/outbox.js owner-link</code> and open the link it prints on this device.
           </p>
           <CeremonyButton label="Sign in with a passkey" run={signIn} />
         </Section>
@@ -168,10 +155,13 @@ export function SignInView({
 
 export function EnrolView({ notReady }: { notReady: string | null }) {
   const [problem, setProblem] = useState<string | null>(null);
-  const run = () => {
-    const token = window.location.hash.slice(1);
-    // Out of the address bar and history: the link is used once.
+  // Kept for this page's life, so a refused try can be pressed again; out of the address bar and history.
+  const [token, setToken] = useState("");
+  useEffect(() => {
+    setToken((kept) => kept || window.location.hash.slice(1));
     window.history.replaceState(null, "", window.location.pathname);
+  }, []);
+  const run = () => {
     if (!token) {
       setProblem("This page needs the whole link that `outbox owner-link` printed, with its part after #.");
       return Promise.reject(new Error("This link has no token."));

@@ -10,11 +10,20 @@ import type { SendNow } from "~/contact/queue.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { sharedRedis } from "~/lib/redis.server";
 import { visible } from "~/lib/visible";
-import { createOwnerAccess, OWNER_PATH, whyNotReady, type Flash, type Session } from "./access.server";
+import {
+  createOwnerAccess,
+  OWNER_PATH,
+  whyNotReady,
+  whyNotReadyFor,
+  type Flash,
+  type Session,
+} from "./access.server";
+import { createCeremonies } from "./ceremony.server";
 import { relayStatus, testMessage } from "./status.server";
 
 const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
-export const ownerAccess = createOwnerAccess(config, services.state, redis);
+export const ownerAccess = createOwnerAccess(config, services.state);
+const ceremonies = createCeremonies(config, ownerAccess, redis);
 
 /** Never kept by any cache, never indexed. */
 export const OWNER_HEADERS = { "Cache-Control": "private, no-store", "X-Robots-Tag": "noindex" };
@@ -60,15 +69,14 @@ function view(kept: Kept): MessageView {
 const fromThisSite = (context: LoaderFunctionArgs["context"]) =>
   context.sentOrigin === true && context.crossSite !== true;
 
+/** Why signing in is off for this request, in words the owner can act on; null when it is on. */
+export const notReadyFor = (request: Request) => whyNotReady(config) ?? whyNotReadyFor(config, request);
+
 export async function ownerLoader({ request }: LoaderFunctionArgs) {
   const session = await ownerAccess.session(request);
-  if (!session) {
-    const passkeys = await ownerAccess.passkeys();
-    return data(
-      { signedIn: false as const, notReady: whyNotReady(config), hasPasskeys: passkeys.length > 0 },
-      { headers: OWNER_HEADERS },
-    );
-  }
+  // Signed out, the page says nothing of the owner: not even whether a passkey is registered (decision 058).
+  if (!session)
+    return data({ signedIn: false as const, notReady: notReadyFor(request) }, { headers: OWNER_HEADERS });
   const owner = services.engine.owner;
   const [status, listed, passkeys] = await Promise.all([
     relayStatus(config, services.relay, services.state, owner, await redis?.risks()),
@@ -184,8 +192,11 @@ export async function exportAction(args: ActionFunctionArgs) {
 
 /** The passkey ceremonies' steps (enrol from a link, sign in), as JSON for @simplewebauthn/browser. */
 export async function passkeyAction({ request, context }: ActionFunctionArgs) {
-  const answer = (body: object, status = 200, headers: HeadersInit = {}) =>
-    Response.json(body, { status, headers: { ...OWNER_HEADERS, ...headers } });
+  const answer = (body: object, status = 200, cookies: string[] = []) => {
+    const headers = new Headers(OWNER_HEADERS);
+    for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+    return Response.json(body, { status, headers });
+  };
   if (!fromThisSite(context))
     return answer({ error: "Refused: this request did not come from this site's page." }, 403);
   const post = await readFormPost(request, FORM_LIMIT);
@@ -201,17 +212,22 @@ export async function passkeyAction({ request, context }: ActionFunctionArgs) {
     }
   };
   const step = field("step");
-  const result =
-    step === "enrol_options"
-      ? await ownerAccess.enrolOptions(field("token"), client)
-      : step === "sign_in_options"
-        ? await ownerAccess.signInOptions(client)
-        : step === "enrol" && parsed<RegistrationResponseJSON>()
-          ? await ownerAccess.enrol(parsed<RegistrationResponseJSON>()!, client)
-          : step === "sign_in" && parsed<AuthenticationResponseJSON>()
-            ? await ownerAccess.signIn(parsed<AuthenticationResponseJSON>()!, client)
-            : ({ ok: false, status: 400, error: "Refused: not a step of a passkey ceremony." } as const);
-  if (!result.ok) return answer({ error: result.error }, result.status);
-  if ("cookie" in result) return answer({ location: OWNER_PATH }, 200, { "Set-Cookie": result.cookie });
-  return answer({ options: result.options });
+  if (step === "enrol_options" || step === "sign_in_options") {
+    const started =
+      step === "enrol_options"
+        ? await ceremonies.enrolOptions(field("token"), request)
+        : await ceremonies.signInOptions(client, request);
+    if (!started.ok) return answer({ error: started.error }, started.status);
+    return answer({ options: started.options }, 200, [started.cookie]);
+  }
+  const enrolment = step === "enrol" ? parsed<RegistrationResponseJSON>() : null;
+  const signIn = step === "sign_in" ? parsed<AuthenticationResponseJSON>() : null;
+  if (!enrolment && !signIn) return answer({ error: "Refused: not a step of a passkey ceremony." }, 400);
+  // A finish takes the browser's challenge, whatever its outcome: pressing the button again starts afresh.
+  const finished = enrolment
+    ? await ceremonies.enrol(enrolment, request)
+    : await ceremonies.signIn(signIn!, request);
+  const cleared = await ceremonies.clear();
+  if (!finished.ok) return answer({ error: finished.error }, finished.status, [cleared]);
+  return answer({ location: OWNER_PATH }, 200, [cleared, finished.cookie]);
 }

@@ -16,10 +16,7 @@ export const headers: HeadersFunction = () => OWNER_HEADERS;
 export default function OwnerRoute() {
   const page = useLoaderData<typeof import("~/owner/page.server").ownerLoader>();
   const refused = useActionData<{ error: string }>();
-  if (!page.signedIn)
-    return (
-      <SignInView notReady={page.notReady} hasPasskeys={page.hasPasskeys} refused={refused?.error ?? null} />
-    );
+  if (!page.signedIn) return <SignInView notReady={page.notReady} refused={refused?.error ?? null} />;
   return (
     <OwnerDashboard
       flash={page.flash}

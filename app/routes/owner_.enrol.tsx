@@ -1,12 +1,11 @@
 // /owner/enrol#TOKEN: registers a passkey with a one-time link from `outbox owner-link` (decision 054).
-import { data, type HeadersFunction, type MetaFunction } from "@remix-run/node";
+import { data, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { config } from "~/config.server";
-import { whyNotReady } from "~/owner/access.server";
-import { OWNER_HEADERS } from "~/owner/page.server";
+import { notReadyFor, OWNER_HEADERS } from "~/owner/page.server";
 import { EnrolView } from "~/owner/owner-page";
 
-export const loader = () => data({ notReady: whyNotReady(config) }, { headers: OWNER_HEADERS });
+export const loader = ({ request }: LoaderFunctionArgs) =>
+  data({ notReady: notReadyFor(request) }, { headers: OWNER_HEADERS });
 
 export const meta: MetaFunction = () => [
   { title: "Register a passkey" },

@@ -1,6 +1,6 @@
 // The bench's command line: its help text and the options it takes.
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
-                        [--skip weight,lighthouse,load,contact,path,pacing] [--quick]
+                        [--skip weight,lighthouse,load,contact,owner,path,pacing] [--quick]
                         [--build] [--wait-idle LOAD[:MAXSEC]] [--busy N]
                         [--backlog N] [--visitors N] [--before REV|none]
 
@@ -35,6 +35,11 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               the server's CPU time per request for a page view, a sent
               post, a refused post (400, page and data) and a throttled
               one (429, from a second server whose limit is used up)
+  owner       the owner's sign-in to /owner, one whole passkey ceremony at a
+              time (a software passkey), for --duration s (at most 5) alone,
+              then as long while --connections other clients, each in a /64
+              of its own, keep starting sign-ins: p50/p99 and whether every
+              sign-in landed (the SQLite store)
   path        the project's files and functions one sent post runs through
               (a valid post with a solved proof, the provider answering 200),
               by V8's precise coverage of the contact action in a process

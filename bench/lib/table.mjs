@@ -1,4 +1,6 @@
 // The bench's results as one Markdown table: section, figure, value, target, met.
+import { ownerRows } from "./owner-sign-in.mjs";
+
 const kb = (bytes) => (bytes == null ? "-" : `${(bytes / 1000).toFixed(1)} KB`);
 const ms = (v) => (v == null ? "-" : `${Math.round(v)} ms`);
 /** The answers' statuses, counted: "16×303 4×502". */
@@ -246,6 +248,8 @@ export function render(r) {
       addedP50Ms <= 2 && Object.keys(viaAction.statusCodes).every((status) => status === "303"),
     );
   }
+
+  if (r.owner) rows.push(...ownerRows(r.owner));
 
   if (r.path) {
     const now = r.path.filter((p) => !p.engine.startsWith("before"));

@@ -41,6 +41,8 @@ async function start(withRedis: boolean) {
     ...(redis ? { REDIS_URL: redis.url } : {}),
     SITE_URL: origin,
     SESSION_SECRET: "owner-e2e-secret-0123456789abcdef0123",
+    // The fixtures send each test's X-Forwarded-For, as a proxy would: the owner's page needs it trusted.
+    TRUST_PROXY: "loopback",
     OWNER_ALERT_URL: alerts.url,
     OWNER_ALERT_FORMAT: "json",
     // The waiting message waits for the owner, not for a retry by itself.

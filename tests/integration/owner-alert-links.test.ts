@@ -15,6 +15,8 @@ const HOSTILE =
   "limit reached [click here](https://evil.example/login) <https://evil.example|Open> **urgent** @everyone `code`";
 const INERT =
   "limit reached [click here](https[:]//evil[.]example/login) <https[:]//evil[.]example|Open> **urgent** [address]";
+/** Hosts a client may link though no ASCII dot joins letters (issue 41). */
+const DISGUISED = "see ｅｖｉｌ．ｅｘａｍｐｌｅ, evil。example, 0xC6.0x33.0x64.0x07, 0306.0063.0144.07";
 
 const fakes = {} as Record<AlertFormat, WebhookFake>;
 beforeAll(async () => {
@@ -49,6 +51,15 @@ describe.each(FORMATS)("%s", (format) => {
     expect(urls(shown)).toEqual(new Set([PAGE]));
     expect(shown.replaceAll(`<${PAGE}>`, "")).not.toMatch(LIVE);
     expect(shown.toLowerCase()).not.toContain('"markdown"');
+  });
+
+  it("hosts in other forms (fullwidth, ideographic dots, hex and octal IPv4) arrive broken", async () => {
+    await send({ kind: "provider_refusing", status: 400, providerText: DISGUISED, hint: "" });
+    const shown = received(fakes[format].accepted[0]!);
+    expect(shown).toContain(
+      "see evil[.]example, evil[.]example, 0xC6[.]0x33[.]0x64[.]0x07, 0306[.]0063[.]0144[.]07",
+    );
+    expect(shown).not.toMatch(/[．。]|0x33\.|0063\./);
   });
 
   it("held spam links the page; the provider back does not", async () => {

@@ -9,6 +9,13 @@ const PAGE = "https://owner.example.test/owner";
 
 const HOSTILE =
   "limit reached [click here](https://evil.example/login) <https://evil.example|Open> **urgent** @everyone `code`";
+/** Hosts a client may link though no ASCII dot joins letters (issue 41). */
+const DISGUISED =
+  "see ｅｖｉｌ．ｅｘａｍｐｌｅ, evil。example, evil｡example, http：／／0xC6.0x33.0x64.0x07/x, 0306.0063.0144.07, 0x7f.1 or １２７．０．０．１ (plan 2.17 of 1.5, ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ ＠ｅｖｅｒｙｏｎｅ)";
+const DISGUISED_BROKEN = [
+  "see evil[.]example, evil[.]example, evil[.]example,",
+  "http[:]//0xC6[.]0x33[.]0x64[.]0x07/x, 0306[.]0063[.]0144[.]07, 0x7f[.]1 or 127[.]0[.]0[.]1",
+];
 const refusing = (
   providerText: string,
   hint = "reconnect the email service (e.g. Gmail) in EmailJS",
@@ -88,6 +95,12 @@ describe.each(FORMATS)("%s", (format) => {
         `EmailJS answered 400: "limit reached [click here](https[:]//evil[.]example/login) <https[:]//evil[.]example|Open> **urgent** [address] \`code\`".`,
       );
     }
+  });
+
+  it("every other form of a host is broken too: fullwidth and ideographic dots, hex and octal IPv4", () => {
+    const { text } = wire(format, refusing(DISGUISED));
+    for (const broken of DISGUISED_BROKEN) expect(text).toContain(broken);
+    expect(text).toContain("plan 2.17 of 1.5, [address] [address]");
   });
 
   it("a hint that repeats the provider's words is inert too; the fix's own words stay readable", () => {
