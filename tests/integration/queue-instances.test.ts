@@ -282,12 +282,18 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     fake.setMode({ kind: "status", status: 400, body: words }, "Refused alone");
     fake.setMode({ kind: "status", status: 400, body: words }, "Refused too");
     fake.setMode({ kind: "status", status: 400, body: words }, "Refused third");
-    expect((await post(0, "Refused alone")).status).toBe(502);
+    // 502 when its turn comes within the visitor's wait, else 303 (it waited for its slot), and held then.
+    const heldAlone = (subject: string) =>
+      until(
+        async () =>
+          /held: refused by provider.*EmailJS said "The template variable/.test(
+            line((await cli(["list"])).stdout, subject),
+          ),
+        `${subject} held`,
+      );
+    expect([502, 303]).toContain((await post(0, "Refused alone")).status);
     // Held, but not as spam: `list` shows it with the rest.
-    const held = await cli(["list"]);
-    expect(held.stdout).toMatch(
-      /Refused alone.*held: refused by provider.*EmailJS said "The template variable/,
-    );
+    await heldAlone("Refused alone");
     // The rest go on: the account is not refused for one message.
     expect((await post(1, "Fine after")).status).toBe(303);
     await until(() => delivered("Fine after").length === 1, "the next message, mailed");
@@ -295,7 +301,8 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect(alerts("provider_refusing")).toEqual([]);
 
     // A second alike is still held for itself: two refused messages are not yet the account's.
-    expect((await post(2, "Refused too")).status).toBe(502);
+    expect([502, 303]).toContain((await post(2, "Refused too")).status);
+    await heldAlone("Refused too");
     expect(alerts("provider_refusing")).toEqual([]);
     // 503 when its turn came within the visitor's wait, else answered from its kept state (303).
     expect([503, 303]).toContain((await post(3, "Refused third")).status);
