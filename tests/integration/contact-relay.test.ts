@@ -10,7 +10,7 @@ import type { ContactEvent } from "~/contact/events.server";
 import { STORED_PER_CLIENT } from "~/contact/limits.server";
 import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
 import { DATABASE_FILE } from "~/contact/database.server";
-import { messageId, type Message, type RelayOutcome } from "~/contact/message-state.server";
+import { messageId, type Message } from "~/contact/message-state.server";
 import { afterAttempt, KEPT_LIMIT, received } from "~/contact/rulebook.server";
 import { site } from "~/content/site";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
@@ -18,6 +18,7 @@ import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { freePort as closedPort } from "../support/free-port";
 import { keptIn, withStore } from "../support/store";
 import {
+  PROVIDER_FAILED,
   VALID_TEMPLATE_PARAMS,
   FAST_RETRY,
   VALID,
@@ -331,22 +332,11 @@ describe("an identical re-post", () => {
  */
 function keptFillers(count: number) {
   const rules = testConfig({});
-  const failed: RelayOutcome = {
-    ok: false,
-    failure: "server_error",
-    status: 500,
-    text: "Internal Server Error",
-    uncertain: false,
-    counted: false,
-    hint: null,
-    refusedForItself: false,
-    attempts: 1,
-  };
   const now = Date.now();
   withStore(outboxDir(), (db) => {
     for (let i = 0; i < count; i++) {
       const params = { ...VALID_TEMPLATE_PARAMS, subject: `filler ${i}` };
-      db.put(afterAttempt(received(params, "unknown", now), failed, now, rules)!);
+      db.put(afterAttempt(received(params, "unknown", now), PROVIDER_FAILED, now, rules)!);
     }
   });
 }

@@ -6,6 +6,7 @@ import path from "node:path";
 import { loadConfig, type AppConfig } from "~/config.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
 import type { ContactEvent, ContactLogger } from "~/contact/events.server";
+import type { RelayOutcome } from "~/contact/message-state.server";
 import { createContactAction, type ContactActionOutcome } from "~/contact/post.server";
 import { createContactServices } from "~/contact/services.server";
 
@@ -26,6 +27,19 @@ export const VALID_TEMPLATE_PARAMS = {
   message: VALID.message,
   to_name: OWNER,
 } as const;
+
+/** The relay's answer when EmailJS answered 500 to one attempt: what the rules get for a provider's failure. */
+export const PROVIDER_FAILED: Extract<RelayOutcome, { failure: unknown }> = {
+  ok: false,
+  failure: "server_error",
+  status: 500,
+  text: "Internal Server Error",
+  uncertain: false,
+  counted: false,
+  hint: null,
+  refusedForItself: false,
+  attempts: 1,
+};
 
 /** Fast enough for tests, same shape as the defaults; an answer may take 1.5 s on a busy machine. */
 export const FAST_RETRY: RetryOptions = {

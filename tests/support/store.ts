@@ -1,9 +1,9 @@
 // The one-process store as a test reads and seeds it: the real SQLite file in OUTBOX_DIR, opened as the
 // server and the CLI open it (they may hold it at the same time).
 import { openDatabase, type Database } from "~/contact/database.server";
-import { type Message, type RelayOutcome } from "~/contact/message-state.server";
+import { type Message } from "~/contact/message-state.server";
 import { afterAttempt, received, suspected, type Rules } from "~/contact/rulebook.server";
-import { VALID_TEMPLATE_PARAMS } from "./contact";
+import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "./contact";
 
 export function withStore<T>(outbox: string, work: (db: Database) => T): T {
   const db = openDatabase(outbox);
@@ -27,18 +27,6 @@ const RULES: Rules = {
   waitingAlertMinutes: 60,
 };
 
-const FAILED: RelayOutcome = {
-  ok: false,
-  failure: "server_error",
-  status: 500,
-  text: "Internal Server Error",
-  uncertain: false,
-  counted: false,
-  hint: null,
-  refusedForItself: false,
-  attempts: 1,
-};
-
 /**
  * Keeps a message as an engine would after the provider failed it once (or held as spam), received
  * `ageMs` ago; `extra` overrides any field. Returns its id.
@@ -57,7 +45,7 @@ export function keep(
   const params = { ...VALID_TEMPLATE_PARAMS, subject };
   const base = spam
     ? suspected(params, network, ["links"], at)
-    : afterAttempt(received(params, network, at), FAILED, at, RULES)!;
+    : afterAttempt(received(params, network, at), PROVIDER_FAILED, at, RULES)!;
   const message = { ...base, ...extra } as Message;
   withStore(outbox, (db) => db.put(message));
   return message.id;

@@ -20,7 +20,7 @@ import {
   visitorAnswer,
   type Rules,
 } from "~/contact/rulebook.server";
-import { VALID_TEMPLATE_PARAMS } from "../support/contact";
+import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
 
 const T0 = Date.parse("2026-11-28T12:00:00Z");
 const S = 1_000;
@@ -37,15 +37,7 @@ const post = (subject = "Hello", network = "net-a", at = T0) =>
   received({ ...VALID_TEMPLATE_PARAMS, subject }, network, at);
 
 const failed = (extra: Partial<Extract<RelayOutcome, { failure: unknown }>> = {}): RelayOutcome => ({
-  ok: false,
-  failure: "server_error",
-  status: 500,
-  text: "Internal Server Error",
-  uncertain: false,
-  counted: false,
-  hint: null,
-  refusedForItself: false,
-  attempts: 1,
+  ...PROVIDER_FAILED,
   ...extra,
 });
 const SENT: RelayOutcome = { ok: true, status: 200, attempts: 1 };
