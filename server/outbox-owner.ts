@@ -1,5 +1,5 @@
 // What `outbox status` and `outbox test` tell the owner: the relay's state on one screen, and one test mail.
-import { askedPauseWords } from "~/contact/alerts.server";
+import { askedPauseWords } from "~/contact/provider.server";
 import { describeState } from "~/contact/message-state.server";
 import type { OwnerPort } from "~/contact/queue.server";
 import { askedPause } from "~/contact/provider.server";

@@ -2,8 +2,7 @@
 import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
-import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
-import { ADDRESS_LIKE, providerWords, type AskedPause } from "./provider.server";
+import { ADDRESS_LIKE, askedPauseWords, providerWords, span } from "./provider.server";
 
 export {
   ALERT_FORMATS,
@@ -72,31 +71,6 @@ const asCode: Quote = (text) => `\`${defanged(text).replaceAll("`", "'")}\``;
 
 function hours(value: number): string {
   return value < 1 ? "under an hour" : count(Math.round(value), "hour");
-}
-
-const SPANS: [number, string][] = [
-  [365.25 * 86_400_000, "year"],
-  [86_400_000, "day"],
-  [3_600_000, "hour"],
-  [60_000, "minute"],
-];
-
-/** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
-function span(ms: number): string {
-  const [unit, name] = SPANS.find(([unit]) => ms >= 2 * unit) ?? [1_000, "second"];
-  return count(Math.floor(ms / unit), name);
-}
-
-/** To the second, as a Retry-After date is. */
-const dateOf = (ms: number) => {
-  const date = new Date(Math.round(ms / 1_000) * 1_000);
-  return Number.isNaN(date.getTime()) ? "beyond any date" : date.toISOString().replace(".000Z", "Z");
-};
-
-/** What EmailJS asked and when sending goes on, for the alert, `outbox status` and `outbox test` (decision 050). */
-export function askedPauseWords({ at, ms }: AskedPause): string {
-  const start = Date.parse(at);
-  return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
 }
 
 const RESEND = "They are sent again by themselves; `npm run outbox -- list` shows them.";

@@ -1,11 +1,38 @@
 // Whether the provider takes mail or refuses the account until the owner acts, kept beside the outbox (decision 047).
 import { createHash } from "node:crypto";
 import type { MailConfig } from "~/config.server";
+import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
 import { refusedOne, type KnownFailure, type Refusals } from "./rulebook.server";
 import type { SharedState } from "./shared-state.server";
 
 /** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */
 export type AskedPause = { at: string; ms: number };
+
+const SPANS: [number, string][] = [
+  [365.25 * 86_400_000, "year"],
+  [86_400_000, "day"],
+  [3_600_000, "hour"],
+  [60_000, "minute"],
+];
+
+/** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
+export function span(ms: number): string {
+  const [unit, name] = SPANS.find(([unit]) => ms >= 2 * unit) ?? [1_000, "second"];
+  const n = Math.floor(ms / unit);
+  return `${n} ${name}${n === 1 ? "" : "s"}`;
+}
+
+/** To the second, as a Retry-After date is. */
+const dateOf = (ms: number) => {
+  const date = new Date(Math.round(ms / 1_000) * 1_000);
+  return Number.isNaN(date.getTime()) ? "beyond any date" : date.toISOString().replace(".000Z", "Z");
+};
+
+/** What EmailJS asked and when sending goes on, for the alert, `outbox status` and `outbox test` (decision 050). */
+export function askedPauseWords({ at, ms }: AskedPause): string {
+  const start = Date.parse(at);
+  return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
+}
 
 export type ProviderState = (
   | { state: "ok" }
