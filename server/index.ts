@@ -15,7 +15,9 @@ import { ownerOnlyAssets } from "./owner-assets";
 import { requestChecks, type TrustProxy } from "./request-checks";
 import { securityHeaders } from "./security-headers";
 import { drainOnSignal } from "./shutdown";
+import { refuseOlderNode } from "./node-version";
 
+refuseOlderNode();
 installGlobals({ nativeFetch: true });
 // `npm start` without NODE_ENV must not load React's development build.
 process.env.NODE_ENV ??= "production";

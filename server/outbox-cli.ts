@@ -1,7 +1,8 @@
-// `npm run outbox -- status|test|list|resend|export ID` and `spam list|release ID|delete ID`, on the folder
-// or the queue alike (bundled, decision 009).
+// `npm run outbox -- status|test|list|resend|export ID` and `spam list|release ID|delete ID`, on the SQLite
+// store or the queue alike (bundled, decision 009).
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
+import { refuseOlderNode } from "./node-version";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID
                       | spam list | spam release ID | spam delete ID | owner-link
@@ -54,6 +55,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
 /** Exits once what was printed has reached a pipe: a long listing is not cut off. */
 const exit = (code: number) => process.stdout.write("", () => process.exit(code));
 
+refuseOlderNode();
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
   console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   exit(1);

@@ -2,11 +2,13 @@
 // use at once: kept messages, the shared records (budget, provider, alerts, the owner's sign-in), used proofs.
 import { chmodSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import type { Message } from "./message-state.server";
 import type { SharedState } from "./shared-state.server";
 
 export const DATABASE_FILE = "outbox.sqlite";
+/** Loaded when a store opens, not when this module does: an older Node then says which it needs (server/node-version.ts). */
+const sqlite = () => process.getBuiltinModule("node:sqlite");
 /** How long a send may hold a message before another process may take it (then it may have arrived). */
 const CLAIM_MS = 60_000;
 
@@ -64,11 +66,11 @@ export function openDatabase(outboxDir: string | null): Database {
   if (outboxDir) {
     mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
     const file = path.join(outboxDir, DATABASE_FILE);
-    db = new DatabaseSync(file, { timeout: 5_000 });
+    db = new (sqlite().DatabaseSync)(file, { timeout: 5_000 });
     // Visitors' addresses are personal data: owner-only; the WAL and its index take the file's mode.
     chmodSync(file, 0o600);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-  } else db = new DatabaseSync(":memory:");
+  } else db = new (sqlite().DatabaseSync)(":memory:");
   db.exec(SCHEMA);
 
   /** One step that no other process interleaves with: BEGIN IMMEDIATE takes the write lock first. */
