@@ -82,8 +82,7 @@ export type RelayOutcome =
       refusedForItself: boolean;
       attempts: number;
     };
-export type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
-export type RelayFailure = Extract<RelayOutcome, { failure: unknown }>;
+type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
 
 /** What a visitor is told: sent (or waiting only for what frees by itself), or how it failed. */
 export type Sent =

@@ -34,7 +34,7 @@ export function askedPauseWords({ at, ms }: AskedPause): string {
   return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
 }
 
-export type ProviderState = (
+type ProviderState = (
   | { state: "ok" }
   | {
       state: "refusing";

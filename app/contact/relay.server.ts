@@ -29,7 +29,7 @@ export type Relay = {
   provider: Provider;
 };
 
-export const VISITOR_SLOT_WAIT_MS = 800;
+const VISITOR_SLOT_WAIT_MS = 800;
 /** The owner waits at a prompt: past this, "not sent (waiting: pace)", and nothing of it goes later. */
 const OWNER_SLOT_WAIT_MS = 10_000;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
@@ -95,7 +95,7 @@ function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
   };
 }
 
-export type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
+type RelayParts = { budget: Budget; pacing: Pacing; provider: Provider };
 
 export function relayParts(config: AppConfig, state: SharedState): RelayParts {
   return {

@@ -36,7 +36,7 @@ export function answerOf(kept: KeptState, failure?: ContactFailureReason): Sent 
 }
 
 /** The wait before the next try after `attempts` failed ones: doubling up to the maximum, first longer when uncertain. */
-export function redeliveryBackoffSeconds(
+function redeliveryBackoffSeconds(
   attempts: number,
   uncertain: boolean,
   settings: Rules["redelivery"],
@@ -223,7 +223,7 @@ export type AlertLedger = {
 };
 export const EMPTY_LEDGER: AlertLedger = { waitingTold: false, spamToldAt: "", last: null };
 
-export type DueAlert =
+type DueAlert =
   | { kind: "messages_waiting"; count: number; oldestHours: number }
   | { kind: "spam_digest"; count: number; day: string };
 
