@@ -1,6 +1,5 @@
 import { vitePlugin as remix } from "@remix-run/dev";
 import tailwindcss from "@tailwindcss/vite";
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import remixOptions from "./remix.config.js";
 import { socialAssets } from "./social/vite-plugin";
@@ -26,9 +25,6 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // Names the Node that runs the tests, and refuses one older than .nvmrc's.
     globalSetup: ["tests/support/node-version.ts"],
-    // Integration files mostly wait (on a server, the provider's pace, a redelivery), not compute: at least
-    // three at once, even on 2 cores (each starts its own servers on free ports).
-    maxWorkers: Math.max(3, availableParallelism() - 1),
     // unit: in-process code only; integration: anything with a server, a
     // child process, a socket or the file system (docs/development.md, "Tests").
     projects: [
