@@ -60,6 +60,27 @@ const SEEN = `CASE WHEN claimed_until IS NULL THEN body ELSE ${MAY_HAVE_ARRIVED}
 type Row = { body: string };
 const message = (row: Row | undefined): Message | null => (row ? (JSON.parse(row.body) as Message) : null);
 
+/** How long a new file's switch to WAL is tried again while another process makes the same switch. */
+const WAL_SWITCH_MS = 5_000;
+
+/**
+ * WAL mode, with the writes made durable at each checkpoint. Two processes opening a new file at once: SQLite
+ * refuses one of them the switch at once (SQLITE_BUSY, no busy timeout), so it is tried again shortly after.
+ */
+export function walMode(db: Pick<DatabaseSync, "exec">, boundMs = WAL_SWITCH_MS) {
+  const until = Date.now() + boundMs;
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+      return;
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY || Date.now() > until) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+const SQLITE_BUSY = 5;
+
 /** The store in OUTBOX_DIR; null: in memory, for a process that cannot open it (it then keeps no message). */
 export function openDatabase(outboxDir: string | null): Database {
   let db: DatabaseSync;
@@ -69,7 +90,7 @@ export function openDatabase(outboxDir: string | null): Database {
     db = new (sqlite().DatabaseSync)(file, { timeout: 5_000 });
     // Visitors' addresses are personal data: owner-only; the WAL and its index take the file's mode.
     chmodSync(file, 0o600);
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    walMode(db);
   } else db = new (sqlite().DatabaseSync)(":memory:");
   db.exec(SCHEMA);
 

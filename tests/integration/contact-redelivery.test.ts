@@ -78,7 +78,7 @@ const SUBJECTS = ["Kept 1", "Kept 2", "Kept 3", "Kept 4", "Kept 5"];
 async function keepFive() {
   fake.setMode({ kind: "status", status: 500, body: "The service is not available" });
   for (const [i, subject] of SUBJECTS.entries()) {
-    expect(await post(replicas[i % 2]!, subject, `203.0.113.${i + 1}`)).toBe(502);
+    expect(await post(replicas[i % 2]!, subject, `203.0.113.${i + 1}`), log()).toBe(502);
   }
   expect(kept()).toHaveLength(5);
 }

@@ -2,10 +2,13 @@
 // (OUTBOX_DIR/outbox.sqlite), the fake EmailJS and the owner's webhook: a network's held message goes on its
 // next day, "messages waiting" means waiting on the provider, a backlog drains one message per network per
 // round, and a previous version's folders are imported once. The rules themselves are the rulebook's, unit
-// tested on an injected clock (tests/unit/rulebook.test.ts).
+// tested on an injected clock (tests/unit/rulebook.test.ts). Last, processes that open a new store at once.
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBudget } from "~/contact/budget.server";
 import { openDatabase } from "~/contact/database.server";
@@ -305,5 +308,29 @@ describe("the store's rules on the server", { timeout: 60_000 }, () => {
     expect(folders().sort()).toEqual(["spam.imported", "state.imported", "undelivered.imported"]);
     expect(byState()).toEqual(after);
     expect(delivered()).toHaveLength(4);
+  });
+});
+
+describe("the store file", { timeout: 60_000 }, () => {
+  it("processes that open a new store at the same moment (two replicas starting, the owner's CLI) all open it", async () => {
+    // The module as Node runs it (types stripped): each process opens the file with the server's own code.
+    const database = path.resolve("app/contact/database.server.ts");
+    // SQLite refuses the switch to WAL at once when it collides with another process's first opening or
+    // closing of the file: one time in about a hundred, so many openings.
+    const open = `import { openDatabase } from ${JSON.stringify(database)}; openDatabase(process.argv[1]).close();`;
+    const failures: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const dir = await mkdtemp(path.join(tmpdir(), "store-open-"));
+      const opened = await Promise.allSettled(
+        Array.from({ length: 6 }, () =>
+          promisify(execFile)(process.execPath, ["--input-type=module", "-e", open, dir]),
+        ),
+      );
+      for (const result of opened) {
+        if (result.status === "rejected") failures.push((result.reason as { stderr: string }).stderr);
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(failures).toEqual([]);
   });
 });
