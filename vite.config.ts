@@ -4,6 +4,13 @@ import { defineConfig } from "vitest/config";
 import remixOptions from "./remix.config.js";
 import { socialAssets } from "./social/vite-plugin";
 
+/** A flood of posts, 10,000 hostile requests, three instances keeping one pace: each needs the machine to itself. */
+const LOADS_THE_MACHINE = [
+  "tests/integration/hostile-fuzz.test.ts",
+  "tests/integration/contact-flood.test.ts",
+  "tests/integration/queue-instances.test.ts",
+];
+
 export default defineConfig({
   // remix.config.js holds the Remix options; the Vite plugin only sees them here.
   // socialAssets draws the preview image and icons (social/vite-plugin.ts).
@@ -27,12 +34,30 @@ export default defineConfig({
     globalSetup: ["tests/support/node-version.ts"],
     // unit: in-process code only; integration: anything with a server, a
     // child process, a socket or the file system (docs/development.md, "Tests").
+    // Integration files mostly wait (on a server, the provider's pace, a redelivery), not compute: three run at
+    // once, even on 2 cores. The few that load the machine on purpose run after them, one at a time.
+    maxWorkers: 3,
     projects: [
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"] } },
       {
         extends: true,
         // A test that runs a server or a CLI process a few times takes seconds on a busy machine.
-        test: { name: "integration", include: ["tests/integration/**/*.test.{ts,tsx}"], testTimeout: 30_000 },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.{ts,tsx}"],
+          exclude: LOADS_THE_MACHINE,
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration-alone",
+          include: LOADS_THE_MACHINE,
+          testTimeout: 30_000,
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
