@@ -179,8 +179,11 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
       expect(listed.stdout).toContain("4 undelivered message(s)");
       expect(listed.stdout).not.toContain("given up");
       expect(alerts("provider_refusing")).toHaveLength(1);
-      // The owner's test meets the same refusal once, says it with the fix, and is never mailed later.
-      const tested = await cli(["test"]);
+      // The owner's test meets the same refusal once, says it with the fix, and is never mailed later. On a
+      // starved machine it may find no free slot within its wait and say so: the owner then asks again.
+      let tested = await cli(["test"]);
+      for (let again = 0; again < 2 && tested.stdout.includes("waiting: pace"); again++)
+        tested = await cli(["test"]);
       expect(tested.code).toBe(1);
       expect(tested.stdout).toContain(words);
       expect(tested.stdout).toMatch(hint);
