@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./free-port";
+import { scratchOutbox } from "./scratch-outbox";
 import { untilStarted } from "./until";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -47,6 +48,8 @@ export async function startAppServer({
       HOST: "127.0.0.1",
       // Scripts post here: the proof that a person sent a message is tested where a test turns it on.
       CONTACT_BOT_CHECKS: "off",
+      // Never the checkout's ./outbox, where the owner's own messages may be.
+      OUTBOX_DIR: scratchOutbox(),
       ...env,
       PORT: String(chosenPort),
     },

@@ -1,14 +1,12 @@
 // Shared by the contact tests: real Requests as a browser would send them, a
 // configuration built the way the server builds it, and a collecting logger.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { loadConfig, type AppConfig } from "~/config.server";
 import type { RetryOptions } from "~/contact/emailjs.server";
 import type { ContactEvent, ContactLogger } from "~/contact/events.server";
 import type { RelayOutcome } from "~/contact/message-state.server";
 import { createContactAction, type ContactActionOutcome } from "~/contact/post.server";
 import { createContactServices } from "~/contact/services.server";
+import { scratchOutbox } from "./scratch-outbox";
 
 export const OWNER = "Test Owner";
 
@@ -60,17 +58,6 @@ export const silentConfigLogger = { info: () => {}, warn: () => {} };
 
 export function testConfig(env: Record<string, string | undefined>): AppConfig {
   return loadConfig(env, silentConfigLogger);
-}
-
-let scratch: string | undefined;
-/** One folder per test process for undelivered messages nobody looks at, removed when it exits. */
-function scratchOutbox(): string {
-  if (!scratch) {
-    const dir = mkdtempSync(path.join(tmpdir(), "contact-tests-outbox-"));
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    scratch = dir;
-  }
-  return scratch;
 }
 
 /** Relay mode against `apiUrl`; undelivered messages go to a scratch folder unless `extra` sets OUTBOX_DIR. */
