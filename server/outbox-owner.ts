@@ -1,8 +1,7 @@
 // What `outbox status` and `outbox test` tell the owner: the relay's state on one screen, and one test mail.
-import { askedPauseWords } from "~/contact/provider.server";
+import { askedPause, askedPauseWords } from "~/contact/provider.server";
 import { describeState } from "~/contact/message-state.server";
 import type { OwnerPort } from "~/contact/queue.server";
-import { askedPause } from "~/contact/provider.server";
 import type { Relay } from "~/contact/relay.server";
 import { relayStatus, testMessage } from "~/owner/status.server";
 

@@ -2,7 +2,7 @@
 import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
-import { ADDRESS_LIKE, askedPauseWords, providerWords, span } from "./provider.server";
+import { ADDRESS_LIKE, askedPauseWords, count, providerWords, span } from "./provider.server";
 
 export {
   ALERT_FORMATS,
@@ -32,8 +32,6 @@ export type AlertEvent = {
 export type AlertRetry = { attempts: number; backoffMs: number; timeoutMs: number };
 
 export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, timeoutMs: 3_000 };
-
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Every dot a browser reads in a host name: ASCII, ideographic, halfwidth ideographic, small, one-dot leader. */
 const DOT = /[.\u3002\uFF61\uFE52\u2024]/g;

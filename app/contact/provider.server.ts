@@ -15,11 +15,13 @@ const SPANS: [number, string][] = [
   [60_000, "minute"],
 ];
 
+/** "1 message", "3 messages". */
+export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
 export function span(ms: number): string {
   const [unit, name] = SPANS.find(([unit]) => ms >= 2 * unit) ?? [1_000, "second"];
-  const n = Math.floor(ms / unit);
-  return `${n} ${name}${n === 1 ? "" : "s"}`;
+  return count(Math.floor(ms / unit), name);
 }
 
 /** To the second, as a Retry-After date is. */

@@ -1,9 +1,8 @@
 // The relay's state as facts, for `outbox status` (server/outbox-owner.ts prints them) and the owner's page.
 import type { AppConfig } from "~/config.server";
-import { askedPauseWords } from "~/contact/provider.server";
+import { askedPause, askedPauseWords } from "~/contact/provider.server";
 import { readAlertLedger } from "~/contact/notify.server";
 import type { Kept } from "~/contact/message-state.server";
-import { askedPause } from "~/contact/provider.server";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
 import type { SharedState } from "~/contact/shared-state.server";
