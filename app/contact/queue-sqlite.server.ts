@@ -114,9 +114,10 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
     return true;
   }
 
+  /** Not one another process is sending: rewriting it would free it to be sent a second time. */
   function accountWaitersFollow() {
     const now = Date.now();
-    for (const message of db.list()) {
+    for (const message of db.unclaimed(now)) {
       const next = afterRefusal(message, now);
       if (next !== message) db.put(next);
     }
