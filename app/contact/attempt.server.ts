@@ -1,5 +1,6 @@
-// One try of a message an engine holds, carried out the same on either engine: its network's share, the
-// relay, and its next state as the rulebook says, logged; the engine then stores and schedules that state.
+// One try of a message an engine holds, carried out the same on either engine and for every sender (a visitor's
+// first try too): its network's share, the relay, and its next state as the rulebook says; the engine then stores
+// and schedules that state.
 import type { ContactLogger } from "./events.server";
 import type { Quotas } from "./limits.server";
 import type { Message, RelayOutcome } from "./message-state.server";
@@ -33,7 +34,17 @@ export async function attempt(
   }
   const sent = await relay.send(held.params, { who, counted: held.counted, stopping });
   if (sent.ok && sent.refusalEnded) await refusalEnded();
-  const next = afterAttempt(held, sent, Date.now(), rules);
+  // A visitor behind its slot while the provider is known to fail hears that failure (the rulebook's rule).
+  const known = who === "visitor" && !sent.ok && sent.waiting === "pace";
+  const next = afterAttempt(
+    held,
+    sent,
+    Date.now(),
+    rules,
+    known ? await relay.provider.knownFailure() : null,
+  );
+  // A visitor's first try is told as its post's answer; the engine logs what it keeps.
+  if (who === "visitor") return { sent, next };
   if (!next) {
     if (message.attempts > 0)
       log({ outcome: "redelivered", attempts: message.attempts + 1, uncertain: message.uncertain });

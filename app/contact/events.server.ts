@@ -2,7 +2,7 @@
 import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
-import type { HeldFor, WaitingFor } from "./message-state.server";
+import type { HeldFor, Message, WaitingFor } from "./message-state.server";
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
@@ -44,3 +44,12 @@ export type ContactEvent =
 export type ContactLogger = (event: ContactEvent) => void;
 
 export const logContactEvent: ContactLogger = (event) => writeLogLine("contact", event);
+
+/** A kept message deleted, with how long it was in its state. */
+export const purged = (message: Pick<Message, "for" | "since">, reason: "expired" | "full", now: number) =>
+  ({
+    outcome: "purged",
+    for: message.for,
+    reason,
+    ageDays: Math.floor((now - message.since) / 86_400_000),
+  }) as const;

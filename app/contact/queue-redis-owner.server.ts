@@ -4,7 +4,7 @@
 import type { Job, Queue } from "bullmq";
 import type { AppConfig } from "~/config.server";
 import type { Database } from "./database.server";
-import type { ContactLogger } from "./events.server";
+import { purged, type ContactLogger } from "./events.server";
 import type { Quotas } from "./limits.server";
 import type { Message } from "./message-state.server";
 import { tellOwner, type Notify } from "./notify.server";
@@ -28,6 +28,7 @@ export type RedisEngineParts = {
 };
 
 const LOOK_MS = 30_000;
+const SOON_MS = 1_000;
 const LISTED = ["waiting", "prioritized", "delayed", "active", "failed"] as const;
 
 type Parts = Omit<RedisEngineParts, "relay"> & {
@@ -93,20 +94,28 @@ export function createRedisOwner(parts: Parts) {
     const jobs = await all();
     for (const job of jobs.filter((job) => expired(job.data, now, config))) {
       await job.remove();
-      const ageDays = Math.floor((now - job.data.since) / 86_400_000);
-      log({ outcome: "purged", for: job.data.for, reason: "expired", ageDays });
+      log(purged(job.data, "expired", now));
     }
     const kept = jobs.filter((job) => !expired(job.data, now, config)).map((job) => job.data);
     await tellOwner(parts.state, parts.notify, kept, now, config);
   }
 
-  /** The look, now and every LOOK_MS; until Redis first answers, every second (what the store keeps waits for it). */
+  /**
+   * The look, now and every LOOK_MS; every second until Redis first answers, and after `soon` (a message this
+   * instance's store kept while Redis was away moves in as soon as Redis is back).
+   */
   function lookAfter(ready: () => boolean) {
     let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
+    let running: Promise<unknown> | null = null;
     let stopping = false;
     let risksTold = false;
+    let hurry = false;
+    const next = (ms: number) => {
+      clearTimeout(timer);
+      if (!stopping) timer = setTimeout(tick, ms).unref();
+    };
     const tick = () => {
+      hurry = false;
       running = (async () => {
         if (!ready()) return false;
         if (!risksTold) {
@@ -126,11 +135,16 @@ export function createRedisOwner(parts: Parts) {
           return false;
         })
         .then((done) => {
-          if (!stopping) timer = setTimeout(tick, done ? LOOK_MS : 1_000).unref();
+          running = null;
+          next(done && !hurry ? LOOK_MS : SOON_MS);
         });
     };
     tick();
     return {
+      soon() {
+        hurry = true;
+        if (!running) next(SOON_MS);
+      },
       async stop() {
         stopping = true;
         clearTimeout(timer);

@@ -7,6 +7,7 @@ import type { Admitted } from "./limits.server";
 import { NOT_KEPT, type Message } from "./message-state.server";
 import type { Delivery, Engine, Sent } from "./queue.server";
 import { attempt } from "./attempt.server";
+import { purged } from "./events.server";
 import { ownerCommands } from "./owner-commands.server";
 import { createRedisOwner, type RedisEngineParts } from "./queue-redis-owner.server";
 import { jobAnswers, PACE } from "./queue-redis-answers.server";
@@ -52,8 +53,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   const opts = { connection, prefix: PREFIX };
   const messages = new Queue<Message>(MESSAGES, opts);
   const held = new Queue<Message>(HELD, opts);
-  messages.on("error", () => undefined);
-  held.on("error", () => undefined);
+  for (const queue of [messages, held]) queue.on("error", () => undefined);
   const intervalMs = Math.ceil((1_000 / config.maxPerSecond) * 1.1);
   const waiting = () => messages.getJobCountByTypes("waiting", "prioritized", "delayed");
   // In the worker, the limiter's window counts from a job's start; restarted as its request leaves, the next
@@ -192,8 +192,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
         // A full spam place makes room: the oldest suspected spam goes.
         if (placeFor(spam.length, true, true) === "evict_oldest" && spam[0]) {
           await spam[0].remove();
-          const ageDays = Math.floor((Date.now() - spam[0].data.since) / 86_400_000);
-          log({ outcome: "purged", for: "suspected_spam", reason: "full", ageDays });
+          log(purged(spam[0].data, "full", Date.now()));
         }
         await withTimeout(file(message), ADD_TIMEOUT_MS);
         log({ outcome: "kept", for: "suspected_spam", signals });
@@ -225,12 +224,14 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
     return told;
   }
 
-  /** Redis away: this instance's store keeps it, and the next look moves it into the queue. */
+  let lookSoon = () => {}; // set by `start`
+  /** Redis away: this instance's store keeps it, and the look moves it into the queue once Redis is back. */
   function spool(message: Message): Sent {
     try {
       if (!db.durable || db.get(message.id)) throw new Error("not kept");
       db.put({ ...message, state: "waiting", for: "queue" });
       log({ outcome: "kept", for: "queue" });
+      lookSoon();
       return { ok: true, waiting: "queue" };
     } catch {
       log({ outcome: "not_kept", for: "queue", why: "failed" });
@@ -240,11 +241,10 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 
   // The worker: one per instance; BullMQ's limiter is the provider's rate for all of them together.
   async function deliver(job: Job<Message>, token?: string): Promise<Sent> {
-    let who: "redelivery" | "probe" = "redelivery";
-    if ((await relay.provider.read()).state === "refusing") {
-      if (await relay.provider.probeDue(config.providerProbeSeconds, job.id)) who = "probe";
-    }
-    const { sent, next } = await attempt(job.data, who, { ...attemptParts, relay });
+    // While the account is refused, one waiting message at a time is the probe; the rest wait for it.
+    const refusing = (await relay.provider.read()).state === "refusing";
+    const probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds, job.id));
+    const { sent, next } = await attempt(job.data, probe ? "probe" : "redelivery", workerParts);
     if (sent && (sent.ok || (sent.waiting ? sent.waiting !== "pace" : sent.status !== 429)))
       await connection.set(MAILING, sent.ok ? "1" : "0").catch(() => null);
     // Too many requests: the queue's limiter holds every worker back, and this message keeps its place.
@@ -260,6 +260,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
   }
 
   const attemptParts = { quotas: parts.quotas, rules: config, log, refusalEnded: accountWaitersFollow };
+  const workerParts = { ...attemptParts, relay };
   const owner = createRedisOwner({ ...parts, messages, held, file });
   const ownerPort = ownerCommands(owner.keeper, { ...attemptParts, relay: ownerRelay });
   const close = async () => {
@@ -285,6 +286,7 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
       worker.on("error", (error) => log({ outcome: "redelivery_error", error: error.message }));
       worker.on("completed", (job) => void leftRound(job.data.network));
       const looking = owner.lookAfter(() => connection.status === "ready");
+      lookSoon = looking.soon;
       return {
         async stop() {
           await looking.stop();

@@ -7,14 +7,12 @@ import type { AppConfig } from "~/config.server";
 import { attempt, type AttemptParts } from "./attempt.server";
 import { DATABASE_FILE, type Database } from "./database.server";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import type { ContactLogger } from "./events.server";
+import { purged, type ContactLogger } from "./events.server";
 import { tellOwner, type Notify } from "./notify.server";
 import type { Admitted, Quotas } from "./limits.server";
 import { messageId, NOT_KEPT, type Message } from "./message-state.server";
 import {
-  afterAttempt,
   afterRefusal,
-  waitForShare,
   answerOf,
   expired,
   fairOrder,
@@ -32,7 +30,6 @@ import type { Relay, Sender } from "./relay.server";
 const TICK_MS = 30_000;
 /** The longest the loop sleeps: what the owner's CLI changed in the file is seen within it. */
 const LOOK_MS = 1_000;
-const ageInDays = (ms: number) => Math.floor(ms / 86_400_000);
 
 export type SqliteEngineOptions = {
   config: AppConfig;
@@ -96,8 +93,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       const oldest = place === "evict_oldest" ? db.oldestSpam() : null;
       if (oldest) {
         db.remove(oldest.id);
-        const ageDays = ageInDays(Date.now() - oldest.since);
-        log({ outcome: "purged", for: oldest.for, reason: "full", ageDays });
+        log(purged(oldest, "full", Date.now()));
       }
       db.put(message);
     } catch {
@@ -150,7 +146,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
           () => ({ ok: false, status: 500, reason: "outbox_write_failed" }) as const,
         );
       }
-      if (!relay) throw new Error("relay mode needs the relay");
+      if (!parts) throw new Error("relay mode needs the relay");
       const now = Date.now();
       const message = received(params, sender.network, now);
       // The same message posted again while this process sends it: that post's answer is this one's too.
@@ -167,7 +163,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
         log({ outcome: "already_kept", for: kept.for });
         return answerOf(kept, kept.failure);
       }
-      const outcome = sendOnce(message, sender).then((sent) => {
+      const outcome = sendOnce(message, sender, parts).then((sent) => {
         if (sent === NOT_KEPT) readable(() => db.remove(message.id));
         return sent;
       });
@@ -176,18 +172,10 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
     },
   };
 
-  async function sendOnce(message: Message, sender: Admitted): Promise<Sent> {
-    if (!relay) throw new Error("relay mode needs the relay");
-    const share = await quotas.networkShare(sender.network);
-    if (!share.ok) {
-      const waiting = waitForShare(message, Date.now(), share.retryMs);
-      return (await keep(waiting, sender)) ? answerOf(waiting) : NOT_KEPT;
-    }
-    const shared = { ...message, shared: true };
+  /** The visitor's first try: sent, or kept in its next state (a place spent) and told so. */
+  async function sendOnce(message: Message, sender: Admitted, tried: AttemptParts): Promise<Sent> {
     log({ outcome: "accepted", transport: "relay" });
-    const sent = await relay.send(message.params, { who: "visitor" });
-    if (sent.ok && sent.refusalEnded) accountWaitersFollow();
-    const next = afterAttempt(shared, sent, Date.now(), config, await relay.provider.knownFailure());
+    const { next } = await attempt(message, "visitor", tried);
     if (!next) {
       readable(() => db.remove(message.id));
       return { ok: true };
@@ -233,8 +221,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
     const kept = all.filter((m) => !expired(m, now, config));
     for (const message of all.filter((m) => !kept.includes(m))) {
       db.remove(message.id);
-      const ageDays = ageInDays(now - message.since);
-      log({ outcome: "purged", for: message.for, reason: "expired", ageDays });
+      log(purged(message, "expired", now));
     }
     await tellOwner(db.state, notify, kept, now, config);
   }
