@@ -30,8 +30,8 @@ export default defineConfig({
     restoreMocks: true,
     // Waits on what a test needs, for as long as a busy machine takes to give it.
     expect: { poll: { timeout: 10_000 } },
-    // Names the Node that runs the tests, and refuses one older than .nvmrc's.
-    globalSetup: ["tests/support/node-version.ts"],
+    // Names the Node that runs the tests, and refuses one older than .nvmrc's; one temporary folder per run.
+    globalSetup: ["tests/support/node-version.ts", "tests/support/run-tmpdir.ts"],
     // unit: in-process code only; integration: anything with a server, a
     // child process, a socket or the file system (docs/development.md, "Tests").
     // Integration files mostly wait (on a server, the provider's pace, a redelivery), not compute: three run at

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { answering, ROOT } from "../support/app-server";
 import { freePort } from "../support/free-port";
+import { scratchOutbox } from "../support/scratch-outbox";
 
 const COMPARED = [
   "content-security-policy",
@@ -32,6 +33,8 @@ async function npmRun(script: "dev" | "start"): Promise<Started> {
       NODE_ENV: script === "dev" ? "development" : "production",
       HOST: "127.0.0.1",
       PORT: String(port),
+      // Never the checkout's ./outbox, where the owner's own messages may be.
+      OUTBOX_DIR: scratchOutbox(),
     },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group: npm, the shell and the server are stopped together.
