@@ -30,12 +30,25 @@ export type AppServer = {
  * with the given environment, and resolves once /healthz answers. `root`:
  * another checkout's build (the bench's commit before).
  */
-export async function startAppServer({
+export async function startAppServer(options: StartOptions = {}): Promise<AppServer> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      // Another process took the free port between the look and the bind (seen on a busy machine).
+      if (options.port || tries === 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+type StartOptions = { env?: Record<string, string>; port?: number; node?: string; root?: string };
+
+async function startOnce({
   env = {},
   port,
   node = process.execPath,
   root = ROOT,
-}: { env?: Record<string, string>; port?: number; node?: string; root?: string } = {}): Promise<AppServer> {
+}: StartOptions): Promise<AppServer> {
   const server = join(root, "build/server.js");
   if (!existsSync(server)) throw new Error(`No production build in ${root}: run \`npm run build\` first.`);
   const chosenPort = port ?? (await freePort());
