@@ -75,11 +75,13 @@ export function walMode(db: Pick<DatabaseSync, "exec">, boundMs = WAL_SWITCH_MS)
       return;
     } catch (error) {
       if ((error as { errcode?: number }).errcode !== SQLITE_BUSY || Date.now() > until) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      Atomics.wait(PAUSE, 0, 0, 20);
     }
   }
 }
 const SQLITE_BUSY = 5;
+/** A word nobody wakes: Atomics.wait on it is a plain pause of the opening thread. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** The store in OUTBOX_DIR; null: in memory, for a process that cannot open it (it then keeps no message). */
 export function openDatabase(outboxDir: string | null): Database {
