@@ -86,10 +86,10 @@ function settingsDigest(mail: MailConfig): string {
   return createHash("sha256").update(JSON.stringify(ids)).digest("hex").slice(0, 16);
 }
 
-/** The provider's words as one bounded line, anything like an address taken out. */
 /** Anything like a mail address or a mention: a word with an @. */
 export const ADDRESS_LIKE = /[^\s@]*@[^\s@]*/g;
 
+/** The provider's words as one bounded line, anything like an address taken out. */
 export function providerWords(text: string): string {
   const line = text
     .replace(ADDRESS_LIKE, "[address]")

@@ -45,10 +45,7 @@ export function createRedisOwner(parts: Parts) {
     return jobs.flat().filter(Boolean);
   };
   /** Held first: a message the worker set aside is done in the main queue. */
-  const find = async (id: string) => {
-    const job = (await held.getJob(id)) ?? (await messages.getJob(id));
-    return job;
-  };
+  const find = async (id: string) => (await held.getJob(id)) ?? (await messages.getJob(id));
 
   /** The queue lent to the owner's commands: a message taken out (no worker sends it meanwhile) waits in this instance's store until it is filed again. */
   const keeper: Keeper = {

@@ -27,7 +27,6 @@ export function createContactServices(
     retry,
   }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
 ) {
-  // Without Redis one SQLite file keeps everything; a previous version's folder is imported into it once.
   // One SQLite file in OUTBOX_DIR: everything without Redis; with it, where a message waits while Redis is
   // away. A previous version's folder is imported into it once, and moves on into the queue from there.
   const db = openStore(config);
@@ -58,7 +57,7 @@ export function createContactServices(
         })
       : createSqliteEngine({
           config,
-          db: db ?? openDatabase(config.mail.outboxDir),
+          db,
           relay,
           notify,
           quotas: limits.quotas,
