@@ -8,13 +8,18 @@ import { untilStarted } from "./until";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Resolves once `url` answers 2xx; fails with the process's log when it exits first or 30 s pass. */
+/**
+ * Resolves once the process said it listens and `url` answers 2xx; fails with the process's log when it exits
+ * first or 30 s pass. Its own line first: another process on that port (a busy machine) answers `url` too.
+ */
 export const answering = (url: string, what: string, child: ChildProcess, log: () => string) =>
-  untilStarted(`${what} (${url})`, child, log, () =>
-    fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    ),
+  untilStarted(`${what} (${url})`, child, log, async () =>
+    log().includes("[server] listening on")
+      ? fetch(url).then(
+          (response) => response.ok,
+          () => false,
+        )
+      : false,
   );
 
 export type AppServer = {
