@@ -9,12 +9,18 @@ import { untilStarted } from "./until";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Resolves once the process said it listens and `url` answers 2xx; fails with the process's log when it exits
- * first or 30 s pass. Its own line first: another process on that port (a busy machine) answers `url` too.
+ * Resolves once the process has said `listening` and `url` answers 2xx; fails with the process's log when it
+ * exits first or 30 s pass. Its own line first: another process on that port (a busy machine) answers too.
  */
-export const answering = (url: string, what: string, child: ChildProcess, log: () => string) =>
+export const answering = (
+  url: string,
+  what: string,
+  child: ChildProcess,
+  log: () => string,
+  listening = "[server] listening on",
+) =>
   untilStarted(`${what} (${url})`, child, log, async () =>
-    log().includes("[server] listening on")
+    log().includes(listening)
       ? fetch(url).then(
           (response) => response.ok,
           () => false,

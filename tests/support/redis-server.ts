@@ -26,7 +26,7 @@ export type RedisServer = {
  */
 export async function startRedisServer(): Promise<RedisServer> {
   const bin = requireBinary("redis-server");
-  const port = await freePort();
+  let port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "portfolio-redis-"));
   let log = "";
   let child: ChildProcess | null = null;
@@ -40,13 +40,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     child = started;
     started.stdout?.on("data", (chunk) => (log += chunk));
     started.stderr?.on("data", (chunk) => (log += chunk));
-    await untilStarted(
-      "redis-server",
-      started,
-      () => log,
-      () => answersPing(port),
-      15_000,
-    );
+    // Its own line first: another redis-server on that port (a second test run) answers PING too.
+    const ready = async () => log.includes("Ready to accept connections") && answersPing(port);
+    await untilStarted("redis-server", started, () => log, ready, 15_000);
   };
 
   const stop = async () => {
@@ -62,7 +58,16 @@ export async function startRedisServer(): Promise<RedisServer> {
     if (!reply.startsWith("+OK")) throw new Error(`FLUSHALL: ${reply}`);
   };
 
-  await start();
+  for (let tries = 1; ; tries++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      // Another process took the free port between the look and the bind (seen on a busy machine).
+      if (tries === 3 || !/already in use/i.test((error as Error).message)) throw error;
+      port = await freePort();
+    }
+  }
   return { url: `redis://127.0.0.1:${port}`, port, start, stop, flush, output: () => log };
 }
 

@@ -62,7 +62,8 @@ export async function startVarnish(upstreams: number[]): Promise<Varnish> {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
 
-  await answering(`${url}/healthz`, "varnishd", child, () => log);
+  // The manager binds the address before it launches its child.
+  await answering(`${url}/healthz`, "varnishd", child, () => log, "Child launched OK");
 
   return {
     url,
