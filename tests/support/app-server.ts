@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port";
+import { onFreePort } from "./free-port";
 import { scratchOutbox } from "./scratch-outbox";
 import { untilStarted } from "./until";
 
@@ -42,27 +42,18 @@ export type AppServer = {
  * another checkout's build (the bench's commit before).
  */
 export async function startAppServer(options: StartOptions = {}): Promise<AppServer> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await startOnce(options);
-    } catch (error) {
-      // Another process took the free port between the look and the bind (seen on a busy machine).
-      if (options.port || tries === 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
-    }
-  }
+  const { port } = options;
+  return port ? startOnce(options, port) : onFreePort((free) => startOnce(options, free), /EADDRINUSE/);
 }
 
 type StartOptions = { env?: Record<string, string>; port?: number; node?: string; root?: string };
 
-async function startOnce({
-  env = {},
-  port,
-  node = process.execPath,
-  root = ROOT,
-}: StartOptions): Promise<AppServer> {
+async function startOnce(
+  { env = {}, node = process.execPath, root = ROOT }: StartOptions,
+  chosenPort: number,
+): Promise<AppServer> {
   const server = join(root, "build/server.js");
   if (!existsSync(server)) throw new Error(`No production build in ${root}: run \`npm run build\` first.`);
-  const chosenPort = port ?? (await freePort());
   let log = "";
   const child = spawn(node, [server], {
     cwd: root,

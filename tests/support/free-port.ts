@@ -14,3 +14,17 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `start` on a free port, and again on another (three tries in all) when its error says `taken`: another
+ * process took the port between the look and the bind, as happens on a busy machine.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, taken: RegExp): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      if (tries === 3 || !taken.test((error as Error).message)) throw error;
+    }
+  }
+}

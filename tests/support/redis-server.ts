@@ -5,7 +5,7 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "./binary";
-import { freePort } from "./free-port";
+import { onFreePort } from "./free-port";
 import { untilStarted } from "./until";
 
 export type RedisServer = {
@@ -26,7 +26,7 @@ export type RedisServer = {
  */
 export async function startRedisServer(): Promise<RedisServer> {
   const bin = requireBinary("redis-server");
-  let port = await freePort();
+  let port = 0;
   const dir = mkdtempSync(join(tmpdir(), "portfolio-redis-"));
   let log = "";
   let child: ChildProcess | null = null;
@@ -58,16 +58,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     if (!reply.startsWith("+OK")) throw new Error(`FLUSHALL: ${reply}`);
   };
 
-  for (let tries = 1; ; tries++) {
-    try {
-      await start();
-      break;
-    } catch (error) {
-      // Another process took the free port between the look and the bind (seen on a busy machine).
-      if (tries === 3 || !/already in use/i.test((error as Error).message)) throw error;
-      port = await freePort();
-    }
-  }
+  await onFreePort(async (free) => {
+    port = free;
+    await start();
+  }, /already in use/i);
   return { url: `redis://127.0.0.1:${port}`, port, start, stop, flush, output: () => log };
 }
 
