@@ -11,7 +11,7 @@ const LOADS_THE_MACHINE = [
   "tests/integration/queue-instances.test.ts",
 ];
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   // remix.config.js holds the Remix options; the Vite plugin only sees them here.
   // socialAssets draws the preview image and icons (social/vite-plugin.ts).
   plugins: [tailwindcss(), socialAssets(), !process.env.VITEST && remix(remixOptions)],
@@ -21,7 +21,8 @@ export default defineConfig({
   // The server (server/index.ts) gives everything in build/client a one-year immutable cache,
   // right only for hashed files; public/ stays out of it and is served from
   // public/ with a one-hour cache (the image copies public/).
-  build: { copyPublicDir: false },
+  // The server build runs on the image's Node, which takes top-level await (the contact store opens at import).
+  build: { copyPublicDir: false, ...(isSsrBuild ? { target: "node24" } : {}) },
   optimizeDeps: {
     include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],
   },
@@ -61,7 +62,7 @@ export default defineConfig({
       },
     ],
   },
-});
+}));
 
 // Single fetch changes what loaders and actions return to the client (remix.config.js).
 declare module "@remix-run/node" {

@@ -43,7 +43,7 @@ const vite: ViteDevServer | undefined = DEVELOPMENT
   : undefined;
 const production: ServerBuild | undefined = vite
   ? undefined
-  : await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
+  : await import(pathToFileURL(path.join(buildDir, "server/index.js")).href).catch(refuseToStart);
 const developmentBuild = () => vite!.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
 const ownerAssets = production ? ownerOnlyAssets(production) : new Set<string>();
 const loadBuild = (): ServerBuild | Promise<ServerBuild> => production ?? developmentBuild();
@@ -109,11 +109,15 @@ app.use(onError);
 const onListen = () => console.log(`[server] listening on http://${host ?? "localhost"}:${port}`);
 if (host) server.listen(port, host, onListen);
 else server.listen(port, onListen);
-const redelivery = appEntry(await loadBuild()).startContactRedelivery();
-drainOnSignal(server, async () => {
-  await redelivery.stop();
-  await vite?.close();
-});
+const redelivery = appEntry(await Promise.resolve(loadBuild()).catch(refuseToStart)).startContactRedelivery();
+drainOnSignal(
+  server,
+  async () => {
+    await redelivery.stop();
+    await vite?.close();
+  },
+  () => redelivery.close(),
+);
 
 function appEntry(build: ServerBuild) {
   const entry: ServerEntryModule & { startContactRedelivery?: typeof startContactRedelivery } =
@@ -124,8 +128,9 @@ function appEntry(build: ServerBuild) {
   return { startContactRedelivery: entry.startContactRedelivery };
 }
 
+/** A bad setting, or a store that cannot be opened: one line, and no server. */
 function refuseToStart(error: unknown): never {
-  if (!(error instanceof Error) || error.name !== "ConfigError") throw error;
+  if (!(error instanceof Error) || !["ConfigError", "StoreError"].includes(error.name)) throw error;
   console.error(`${error.name}: ${error.message}`);
   process.exit(1);
 }

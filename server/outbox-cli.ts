@@ -1,14 +1,17 @@
-// `npm run outbox -- status|test|list|resend|export ID` and `spam list|release ID|delete ID`, on the SQLite
-// store or the queue alike (bundled, decision 009).
+// `npm run outbox -- status|test|list|resend|export ID|backup FILE` and `spam list|release ID|delete ID`, on the
+// SQLite store or the queue alike (bundled, decision 009).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { Store } from "~/contact/store.server";
 import { site } from "~/content/site";
 import { connectRedis } from "~/lib/redis.server";
 import { refuseOlderNode } from "./node-version";
 
-const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID
+const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID | backup FILE
                       | spam list | spam release ID | spam delete ID | owner-link
 (in the container: node build/outbox.js ...)`;
 
-const COMMANDS = ["status", "test", "list", "resend", "export", "spam", "owner-link"];
+const COMMANDS = ["status", "test", "list", "resend", "export", "backup", "spam", "owner-link"];
 
 async function main([command, ...rest]: string[]): Promise<number> {
   if (!command || !COMMANDS.includes(command)) {
@@ -24,13 +27,15 @@ async function main([command, ...rest]: string[]): Promise<number> {
   const { messageCommand } = await import("./outbox-messages");
   const { ownerTest, printStatus } = await import("./outbox-owner");
   const { printOwnerLink } = await import("./outbox-owner-link");
-  const { relay, settled, state, engine } = createContactServices(config, {
+  // A store that cannot be opened or read throws its one line here: never "none" for a file it could not read.
+  const { relay, settled, state, engine, store } = await createContactServices(config, {
     toName: site.name,
     redis,
     log: () => {},
   });
   try {
     if (command === "owner-link") return await printOwnerLink(config, state);
+    if (command === "backup") return await backup(store, rest[0]);
     if (command === "status") {
       return await printStatus(config, relay, state, engine.owner, await redis?.risks());
     }
@@ -50,6 +55,22 @@ async function main([command, ...rest]: string[]): Promise<number> {
     await engine.owner.close();
     redis?.close();
   }
+}
+
+/** A consistent copy of the store while the server runs; never over an existing file. */
+async function backup(store: Store, file: string | undefined): Promise<number> {
+  if (!file) {
+    console.error("give the file to write the copy to: npm run outbox -- backup FILE");
+    return 2;
+  }
+  const copy = path.resolve(file);
+  if (existsSync(copy)) {
+    console.error(`${copy} exists: give a new file`);
+    return 1;
+  }
+  await store.backup(copy);
+  console.log(`copied ${store.where} to ${copy}`);
+  return 0;
 }
 
 /** Exits once what was printed has reached a pipe: a long listing is not cut off. */

@@ -46,13 +46,18 @@ export async function messageCommand(
   if (command === "resend") {
     let sent = 0;
     let kept = 0;
+    let busy = 0;
     const done = await owner.resend((message, outcome) => {
+      const word = outcome.sent ? "sent" : outcome.busy ? "busy" : "kept";
       if (outcome.sent) sent += 1;
+      else if (outcome.busy) busy += 1;
       else kept += 1;
       const now = !outcome.sent && outcome.kept ? outcome.kept : message;
-      console.log(`${outcome.sent ? "sent" : "kept"}  ${describe(now)}`);
+      console.log(`${word}  ${describe(now)}`);
     });
-    console.log(`${sent} sent, ${kept} still undelivered in ${owner.where}`);
+    // Held by another sender: sent by it, or taken again by itself at its next attempt.
+    const others = busy ? `, ${busy} held by another sender until its next attempt` : "";
+    console.log(`${sent} sent, ${kept} still undelivered${others} in ${owner.where}`);
     return reportSkipped(done.skipped) || kept > 0 ? 1 : 0;
   }
   if (command === "export") {

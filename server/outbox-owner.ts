@@ -20,6 +20,10 @@ export async function printStatus(...args: Parameters<typeof relayStatus>): Prom
     );
     console.log(`            fix: ${provider.hint}`);
   }
+  if (status.store)
+    console.log(
+      `store       refusing writes since ${status.store.since}: ${status.store.cause}; nothing is sent until it takes them again`,
+    );
   if (status.paused) console.log(`paused      ${status.paused}`);
 
   const { waiting } = status;

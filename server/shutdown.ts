@@ -4,8 +4,13 @@ import type { Socket } from "node:net";
 /** Longer than the mail relay's 10 s deadline plus rendering: a post in flight at SIGTERM is answered. */
 const DRAIN_BOUND_MS = 15_000;
 
-// Cuts idle connections, answers the rest, lets `finish` end, exits 0; 1 if the bound runs out.
-export function drainOnSignal(server: Server, finish: () => Promise<void>, boundMs = DRAIN_BOUND_MS) {
+// Cuts idle connections, answers the rest, lets `finish` end, then `close`; exits 0; 1 if the bound runs out.
+export function drainOnSignal(
+  server: Server,
+  finish: () => Promise<void>,
+  close: () => Promise<void> = async () => {},
+  boundMs = DRAIN_BOUND_MS,
+) {
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, IncomingMessage>();
   let stopping = false;
@@ -35,10 +40,12 @@ export function drainOnSignal(server: Server, finish: () => Promise<void>, bound
       stopping = true;
       console.log(`[shutdown] ${signal}: answering requests in flight (at most ${boundMs / 1000} s)`);
       const answered = new Promise<void>((resolve) => server.close(() => resolve()));
-      void Promise.all([answered, finish()]).then(() => {
-        console.log("[shutdown] every request answered");
-        process.exit(0);
-      });
+      void Promise.all([answered, finish()])
+        .then(close)
+        .then(() => {
+          console.log("[shutdown] every request answered");
+          process.exit(0);
+        });
       cutUnfinished();
       setTimeout(() => {
         console.error(`[shutdown] requests still open after ${boundMs / 1000} s; exiting`);

@@ -8,7 +8,7 @@ import { clientKey } from "./client.server";
 import { createContactAction } from "./post.server";
 import { createContactServices } from "./services.server";
 
-const services = createContactServices(config, {
+const services = await createContactServices(config, {
   toName: site.name,
   redis: config.redisUrl ? sharedRedis(config.redisUrl) : null,
 });
@@ -27,13 +27,15 @@ export async function contactAction(args: ActionFunctionArgs) {
 export const contactChallenge = ({ context }: Pick<LoaderFunctionArgs, "context">) =>
   services.proof.challenge(clientKey(context.clientAddress));
 
-export function startContactRedelivery(): { stop(): Promise<void> } {
+/** The background, and at the end the store closed: its log folded into the file, so the file alone holds all. */
+export function startContactRedelivery(): { stop(): Promise<void>; close(): Promise<void> } {
   const background = services.engine.start();
   return {
     async stop() {
       await background.stop();
       await services.settled();
     },
+    close: () => services.store.close(),
   };
 }
 

@@ -6,7 +6,7 @@ import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
-import type { Database } from "./database.server";
+import type { Store } from "./store.server";
 
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;
@@ -28,7 +28,7 @@ export type BotChecks = {
   verify(form: FormData, client: string): Promise<ProofVerdict>;
 };
 
-export function createBotChecks(config: AppConfig, redis: RedisLink | null, db: Database | null): BotChecks {
+export function createBotChecks(config: AppConfig, redis: RedisLink | null, db: Store | null): BotChecks {
   const { proofMinSeconds, confirmMinSeconds, maxAgeMinutes } = config.botChecks;
   const secret = (purpose: string) =>
     createHmac("sha256", config.sessionSecret).update(`contact-bot-checks:${purpose}`).digest("hex");
@@ -140,7 +140,7 @@ function equal(a: string, b: string) {
  * Each proof or token counts once: in Redis across replicas; without REDIS_URL in the SQLite store, so a
  * restart does not forget them (decision 051); in memory only while a configured Redis is away.
  */
-function createClaims(redis: RedisLink | null, ttlMs: number, db: Database | null) {
+function createClaims(redis: RedisLink | null, ttlMs: number, db: Store | null) {
   const remember = redisOrMemory<true>(redis, { max: 100_000, ttlMs });
   return async (key: string): Promise<boolean> => {
     const hashed = createHash("sha256").update(key).digest("base64url");

@@ -3,6 +3,7 @@ import { writeLogLine } from "~/lib/log-line.server";
 import type { AlertEvent } from "./alerts.server";
 import type { ContactFailureReason } from "./contract";
 import type { HeldFor, Message, WaitingFor } from "./message-state.server";
+import type { StoreEvent } from "./store.server";
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
@@ -38,6 +39,9 @@ export type ContactEvent =
   /** Deleted: held or given up past CONTACT_KEEP_DAYS, or the oldest spam when the spam places are full. */
   | { outcome: "purged"; for: WaitingFor | HeldFor; reason: "expired" | "full"; ageDays: number }
   | { outcome: "imported"; count: number }
+  /** At start: what the store holds, so a loss shows. */
+  | { outcome: "store_opened"; where: string; kept: number; spam: number }
+  | StoreEvent
   | { outcome: "state_error"; error: string }
   | AlertEvent;
 

@@ -8,7 +8,7 @@ import { providerWords } from "./provider.server";
 import { fairOrder } from "./rulebook.server";
 
 /** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */
-export type Keeper = Pick<OwnerPort, "engine" | "where" | "close"> & {
+export type Keeper = Pick<OwnerPort, "engine" | "where" | "health" | "close"> & {
   list(): Promise<Message[]>;
   get(id: string): Promise<Message | null>;
   remove(id: string): Promise<boolean>;
@@ -24,13 +24,13 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
     if (!parts) throw new Error("sending needs the EmailJS ids");
     return parts;
   };
-  async function sendNow(id: string, held: boolean, busy: "told" | "passed over"): Promise<SendNow | null> {
+  async function sendNow(id: string, held: boolean): Promise<SendNow | null> {
     const found = await keeper.get(id);
     if (!found || (found.state === "held") !== held) return null;
     const taken = await keeper.take(id);
     if (taken === null) return null;
-    // Another process sends it right now: told as it stands, or passed over by a resend (the other tells it).
-    if (taken === "busy") return busy === "told" ? { sent: false, kept: keptView(found) } : null;
+    // Another process sends it right now, or its sender died: told as it stands, with when it is taken next.
+    if (taken === "busy") return { sent: false, kept: keptView(found), busy: true };
     const now = Date.now();
     const ready: Message =
       taken.state === "waiting"
@@ -44,6 +44,7 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
   return {
     engine: keeper.engine,
     where: keeper.where,
+    health: keeper.health,
     close: keeper.close,
     list: async () => ({ messages: (await keeper.list()).map(keptView), skipped: [] }),
     get: async (id) => {
@@ -51,12 +52,12 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
       return found && keptView(found);
     },
     remove: (id) => keeper.remove(id),
-    release: (id) => sendNow(id, true, "told"),
-    sendNow: (id) => sendNow(id, false, "told"),
+    release: (id) => sendNow(id, true),
+    sendNow: (id) => sendNow(id, false),
     async resend(each) {
-      // Each as it is now: one another process sent or is sending meanwhile is passed over.
+      // Each as it is now: one another process sent meanwhile is passed over; one it holds is told as it stands.
       for (const message of fairOrder((await keeper.list()).filter((m) => m.state !== "held"))) {
-        const sent = await sendNow(message.id, false, "passed over");
+        const sent = await sendNow(message.id, false);
         if (sent) each(keptView(message), sent);
       }
       return { skipped: [] };

@@ -12,6 +12,7 @@ import {
   type FieldErrors,
 } from "./contract";
 import { honeypotFilled, validateContact } from "./schema";
+import { StoreError } from "./store.server";
 import type { ContactServices } from "./services.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
@@ -43,60 +44,67 @@ export function createContactAction({
   }: ActionFunctionArgs): Promise<ContactActionOutcome> {
     const client = clientKey(context.clientAddress);
     const answer = answers(request);
+    // A store that cannot be read or written stops the post wherever it is: the visitor keeps the text (503).
+    let typed = EMPTY_FIELDS;
+    try {
+      const post = await readContactPost(request);
+      if (!post.ok)
+        return answer.refused(post.status, post.reason, EMPTY_FIELDS, await limits.countRefusal(client));
+      const { form, fields } = post;
+      typed = fields;
+      if (context.crossSite)
+        return answer.refused(403, "cross_site", EMPTY_FIELDS, await limits.countRefusal(client));
 
-    const post = await readContactPost(request);
-    if (!post.ok)
-      return answer.refused(post.status, post.reason, EMPTY_FIELDS, await limits.countRefusal(client));
-    const { form, fields } = post;
-    if (context.crossSite)
-      return answer.refused(403, "cross_site", EMPTY_FIELDS, await limits.countRefusal(client));
-
-    const validation = validateContact(post.raw);
-    if (!validation.ok) {
-      const cut = await limits.countRefusal(client);
-      return answer.refused(400, "invalid_fields", fields, cut, { fieldErrors: validation.fieldErrors });
-    }
-
-    if (honeypotFilled(form)) {
-      log({ outcome: "dropped", reason: "honeypot" });
-      return answer.sent();
-    }
-
-    // How long the visitor took since the form's first focus: a person's pace may send a few links.
-    let composeSeconds: number | null = null;
-    if (config.botChecks.enabled) {
-      const verdict = await proof.verify(form, client);
-      if (verdict.ok && verdict.via === "proof") composeSeconds = (Date.now() - verdict.issuedAt) / 1_000;
-      if (!verdict.ok) {
+      const validation = validateContact(post.raw);
+      if (!validation.ok) {
         const cut = await limits.countRefusal(client);
-        if (cut) return answer.tooManyRefusals(cut);
-        return answer.confirm(verdict.problem, verdict.token ?? proof.confirmation(client), fields);
+        return answer.refused(400, "invalid_fields", fields, cut, { fieldErrors: validation.fieldErrors });
       }
-    }
 
-    const admitted = await limits.admit(request, validation.message, client);
-    if ("refusal" in admitted) {
-      const { status, reason, ...extra } = admitted.refusal;
-      return answer.refused(status, reason, fields, await limits.countRefusal(client), extra);
-    }
+      if (honeypotFilled(form)) {
+        log({ outcome: "dropped", reason: "honeypot" });
+        return answer.sent();
+      }
 
-    const { name, email, subject, message } = validation.message;
-    const params = { name, from_email: email, subject, message, to_name: toName };
-    const spam = await score({
-      message: validation.message,
-      request,
-      client,
-      requestSignals: config.botChecks.enabled,
-      sentOrigin: context.sentOrigin === true,
-      composeSeconds,
-    });
-    if (spam.score >= config.spamThreshold) {
-      const kept = await delivery.keepAsSpam(params, spam.signals, admitted);
-      return kept ? answer.sent() : answer.refused(503, "not_kept", fields, 0);
-    }
+      // How long the visitor took since the form's first focus: a person's pace may send a few links.
+      let composeSeconds: number | null = null;
+      if (config.botChecks.enabled) {
+        const verdict = await proof.verify(form, client);
+        if (verdict.ok && verdict.via === "proof") composeSeconds = (Date.now() - verdict.issuedAt) / 1_000;
+        if (!verdict.ok) {
+          const cut = await limits.countRefusal(client);
+          if (cut) return answer.tooManyRefusals(cut);
+          return answer.confirm(verdict.problem, verdict.token ?? proof.confirmation(client), fields);
+        }
+      }
 
-    const sent = await delivery.send(params, admitted);
-    return sent.ok ? answer.sent() : answer.refused(sent.status, sent.reason, fields, 0);
+      const admitted = await limits.admit(request, validation.message, client);
+      if ("refusal" in admitted) {
+        const { status, reason, ...extra } = admitted.refusal;
+        return answer.refused(status, reason, fields, await limits.countRefusal(client), extra);
+      }
+
+      const { name, email, subject, message } = validation.message;
+      const params = { name, from_email: email, subject, message, to_name: toName };
+      const spam = await score({
+        message: validation.message,
+        request,
+        client,
+        requestSignals: config.botChecks.enabled,
+        sentOrigin: context.sentOrigin === true,
+        composeSeconds,
+      });
+      if (spam.score >= config.spamThreshold) {
+        const kept = await delivery.keepAsSpam(params, spam.signals, admitted);
+        return kept ? answer.sent() : answer.refused(503, "not_kept", fields, 0);
+      }
+
+      const sent = await delivery.send(params, admitted);
+      return sent.ok ? answer.sent() : answer.refused(sent.status, sent.reason, fields, 0);
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      return answer.refused(503, "not_kept", typed, 0);
+    }
   };
 
   function answers(request: Request) {

@@ -3,7 +3,7 @@
 // the alerts due. What follows each send is the rulebook's, as in the worker.
 import type { Job, Queue } from "bullmq";
 import type { AppConfig } from "~/config.server";
-import type { Database } from "./database.server";
+import type { Store } from "./store.server";
 import { purged, type ContactLogger } from "./events.server";
 import type { Quotas } from "./limits.server";
 import type { Message } from "./message-state.server";
@@ -11,14 +11,14 @@ import { tellOwner, type Notify } from "./notify.server";
 import type { Keeper } from "./owner-commands.server";
 import type { Pacing, Relay } from "./relay.server";
 import type { SharedState } from "./shared-state.server";
-import { expired } from "./rulebook.server";
+import { CLAIM_MS, expired, seen } from "./rulebook.server";
 
 export type RedisEngineParts = {
   config: AppConfig;
   /** The relay, paced as given: by this queue's limiter in its worker, by waiting for a free slot elsewhere. */
   relay(pacing: Pacing, waiting: () => Promise<number>): Relay;
-  /** This instance's store: where a message waits while Redis is away, and a previous version's folder went. */
-  db: Database;
+  /** This instance's store: where a message waits while Redis is away. */
+  db: Store;
   state: SharedState;
   log: ContactLogger;
   notify: Notify;
@@ -51,6 +51,7 @@ export function createRedisOwner(parts: Parts) {
   const keeper: Keeper = {
     engine: "redis",
     where: "the queue",
+    health: db.health,
     list: async () => (await all()).map((job) => job.data).sort((a, b) => a.receivedAt - b.receivedAt),
     get: async (id) => (await find(id))?.data ?? null,
     async remove(id) {
@@ -61,30 +62,30 @@ export function createRedisOwner(parts: Parts) {
     async take(id) {
       const job = await find(id);
       if (!job) return null;
-      db.put(job.data);
-      db.claim(job.id!, Date.now());
+      const now = Date.now();
+      await db.add(job.data, now + CLAIM_MS);
       try {
         // Fails on a job a worker holds, or one sent and so gone meanwhile: never sent twice.
         await job.remove();
         return job.data;
       } catch {
-        db.remove(job.data.id);
+        await db.remove(job.data.id);
         return (await messages.getJob(id)) ? "busy" : null;
       }
     },
     async settle(taken, next) {
       if (next) await file(next);
-      db.remove(taken.id);
+      db.forget(taken.id);
     },
     close: async () => {},
   };
 
   /** Moves this instance's store into the queue, deletes what is past CONTACT_KEEP_DAYS, tells the owner once. */
   async function look() {
-    const moved = db.unclaimed(Date.now());
+    const moved = (await db.unclaimed(Date.now())).map((kept) => seen(kept, Date.now()));
     for (const message of moved) {
       await file(message.for === "queue" ? { ...message, for: "pace", nextAttempt: Date.now() } : message);
-      db.remove(message.id);
+      await db.remove(message.id);
     }
     if (moved.length) log({ outcome: "imported", count: moved.length });
     const now = Date.now();

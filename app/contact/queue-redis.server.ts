@@ -226,10 +226,9 @@ export function createRedisEngine(redisUrl: string, parts: RedisEngineParts): En
 
   let lookSoon = () => {}; // set by `start`
   /** Redis away: this instance's store keeps it, and the look moves it into the queue once Redis is back. */
-  function spool(message: Message): Sent {
+  async function spool(message: Message): Promise<Sent> {
     try {
-      if (!db.durable || db.get(message.id)) throw new Error("not kept");
-      db.put({ ...message, state: "waiting", for: "queue" });
+      if (!(await db.add({ ...message, state: "waiting", for: "queue" }))) throw new Error("not kept");
       log({ outcome: "kept", for: "queue" });
       lookSoon();
       return { ok: true, waiting: "queue" };

@@ -5,7 +5,6 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AppConfig } from "~/config.server";
 import { attempt, type AttemptParts } from "./attempt.server";
-import { DATABASE_FILE, type Database } from "./database.server";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
 import { purged, type ContactLogger } from "./events.server";
 import { tellOwner, type Notify } from "./notify.server";
@@ -14,17 +13,22 @@ import { messageId, NOT_KEPT, type Message } from "./message-state.server";
 import {
   afterRefusal,
   answerOf,
+  CLAIM_MS,
   expired,
   fairOrder,
   isDue,
   placeFor,
+  placeLimit,
   received,
+  seen,
   suspected,
+  taken,
   visitorAnswer,
 } from "./rulebook.server";
 import { ownerCommands } from "./owner-commands.server";
 import type { Delivery, Engine, Sent } from "./queue.server";
 import type { Relay, Sender } from "./relay.server";
+import { StoreError, type Store } from "./store.server";
 
 /** Retention and the owner's alerts are looked at this often. */
 const TICK_MS = 30_000;
@@ -33,7 +37,7 @@ const LOOK_MS = 1_000;
 
 export type SqliteEngineOptions = {
   config: AppConfig;
-  db: Database;
+  db: Store;
   relay: Relay | null;
   notify: Notify;
   quotas: Quotas;
@@ -47,15 +51,6 @@ async function writeToOutbox(dir: string, params: TemplateParams) {
   const entry = { lib_version: EMAILJS_LIB_VERSION, template_params: params };
   // Visitors' addresses are personal data: owner-only permissions.
   await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-}
-
-/** A read that fails (the file locked past its timeout) is taken as nothing kept: the post goes on. */
-function readable<T>(read: () => T | null): T | null {
-  try {
-    return read();
-  } catch {
-    return null;
-  }
 }
 
 export function createSqliteEngine({ config, db, relay, notify, quotas, log }: SqliteEngineOptions): Engine {
@@ -83,19 +78,20 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       first = allowance.first;
     }
     try {
-      if (!db.durable) throw new Error("no store to keep it in");
-      const others = db.count(spam ? "spam" : "kept") - (db.get(message.id) ? 1 : 0);
-      const place = placeFor(others, first, spam);
-      if (place === "full") {
+      // Taken in one statement, so posts at once never keep more than the limit.
+      const limit = placeLimit(first, spam);
+      let placed = await db.place(message, limit);
+      const oldest =
+        !placed && placeFor(limit, first, spam) === "evict_oldest" ? await db.oldestSpam() : null;
+      if (oldest) {
+        await db.remove(oldest.id);
+        log(purged(oldest, "full", Date.now()));
+        placed = await db.place(message, limit);
+      }
+      if (!placed) {
         log({ outcome: "not_kept", for: message.for, why: "full" });
         return false;
       }
-      const oldest = place === "evict_oldest" ? db.oldestSpam() : null;
-      if (oldest) {
-        db.remove(oldest.id);
-        log(purged(oldest, "full", Date.now()));
-      }
-      db.put(message);
     } catch {
       log({ outcome: "not_kept", for: message.for, why: "failed" });
       return false;
@@ -111,11 +107,12 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
   }
 
   /** Not one another process is sending: rewriting it would free it to be sent a second time. */
-  function accountWaitersFollow() {
+  async function accountWaitersFollow() {
     const now = Date.now();
-    for (const message of db.unclaimed(now)) {
+    for (const kept of await db.unclaimed(now)) {
+      const message = seen(kept, now);
       const next = afterRefusal(message, now);
-      if (next !== message) db.put(next);
+      if (next !== message) await db.put(next);
     }
     wake();
   }
@@ -124,18 +121,20 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
   async function tryHeld(message: Message, who: Sender, stopping?: () => boolean): Promise<Message | null> {
     if (!parts) throw new Error("the relay needs the EmailJS ids");
     const { next } = await attempt(message, who, parts, stopping);
-    settle(message, next);
+    await settle(message, next);
     return next;
   }
 
-  function settle(taken: Message, next: Message | null) {
-    if (next) db.put(next);
-    else db.remove(taken.id);
-  }
+  /** Its next state stored, or it forgotten once sent: a removal that fails is tried again, never sent again. */
+  const settle = async (taken: Message, next: Message | null) => (next ? db.put(next) : db.forget(taken.id));
 
   const delivery: Delivery = {
     async keepAsSpam(params, signals, sender) {
-      if (readable(() => db.get(messageId(params)))) return true;
+      try {
+        if (await db.get(messageId(params))) return true;
+      } catch {
+        return false;
+      }
       return keep(suspected(params, sender.network, signals, Date.now()), sender);
     },
     async send(params, sender) {
@@ -157,14 +156,21 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       }
       // Stored and held by this post while it is sent: an identical post meanwhile, or after, is answered
       // from its state and never sends it a second time; a process that dies mid-send leaves it uncertain.
-      const mine = readable(() => (db.add(message) ? db.claim(message.id, now) : null));
-      const kept = mine ? null : readable(() => db.get(message.id));
+      // A store that refuses it sends nothing: the visitor keeps the text and is told to write otherwise.
+      let kept: Message | null = null;
+      try {
+        const found = (await db.add(message, now + CLAIM_MS)) ? null : await db.get(message.id);
+        kept = found && seen(found, now);
+      } catch {
+        log({ outcome: "not_kept", for: "pace", why: "failed" });
+        return NOT_KEPT;
+      }
       if (kept) {
         log({ outcome: "already_kept", for: kept.for });
         return answerOf(kept, kept.failure);
       }
-      const outcome = sendOnce(message, sender, parts).then((sent) => {
-        if (sent === NOT_KEPT) readable(() => db.remove(message.id));
+      const outcome = sendOnce(message, sender, parts).then(async (sent) => {
+        if (sent === NOT_KEPT) db.forget(message.id);
         return sent;
       });
       inFlight.set(message.id, outcome);
@@ -175,9 +181,17 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
   /** The visitor's first try: sent, or kept in its next state (a place spent) and told so. */
   async function sendOnce(message: Message, sender: Admitted, tried: AttemptParts): Promise<Sent> {
     log({ outcome: "accepted", transport: "relay" });
-    const { next } = await attempt(message, "visitor", tried);
+    let next: Message | null;
+    try {
+      ({ next } = await attempt(message, "visitor", tried));
+    } catch (error) {
+      // The budget or the pace could not be read or written: nothing was sent.
+      if (!(error instanceof StoreError)) throw error;
+      log({ outcome: "not_kept", for: "pace", why: "failed" });
+      return NOT_KEPT;
+    }
     if (!next) {
-      readable(() => db.remove(message.id));
+      db.forget(message.id);
       return { ok: true };
     }
     if (!(await keep(next, sender))) return NOT_KEPT;
@@ -190,13 +204,21 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
   const owner = ownerCommands(
     {
       engine: "sqlite",
-      where: path.join(config.mail.outboxDir, DATABASE_FILE),
-      list: async () => db.list(),
-      get: async (id) => db.get(id),
-      remove: async (id) => db.remove(id),
-      take: async (id) => db.claim(id, Date.now()) ?? (db.get(id) ? "busy" : null),
-      settle: async (taken, next) => settle(taken, next),
-      close: async () => {},
+      where: db.where,
+      health: db.health,
+      list: async () => (await db.list()).map((kept) => seen(kept, Date.now())),
+      get: async (id) => {
+        const kept = await db.get(id);
+        return kept && seen(kept, Date.now());
+      },
+      remove: (id) => db.remove(id),
+      take: async (id) => {
+        const now = Date.now();
+        const claimed = await db.claim(id, now, now + CLAIM_MS);
+        return claimed ? taken(claimed) : (await db.get(id)) ? "busy" : null;
+      },
+      settle,
+      close: () => db.close(),
     },
     parts,
   );
@@ -204,23 +226,31 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
   /** Sends what is due, fairly across networks; stops at the first wait that holds the rest too. */
   async function sendDue(stopping: () => boolean) {
     if (!relay) return;
+    // Nothing is sent while the store refuses writes: what is sent could not be recorded as sent.
+    if (db.health().state !== "ok" && !(await db.probe())) return;
     const refusing = (await relay.provider.read()).state === "refusing";
-    for (const due of fairOrder(db.due(Date.now()))) {
+    for (const due of fairOrder(await db.due(Date.now()))) {
       if (stopping()) return;
       // While the account is refused, one waiting message at a time is the probe; the rest wait for it.
       const probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds, due.id));
-      const claimed = db.claim(due.id, Date.now());
-      if (!claimed || !isDue(claimed, Date.now())) continue;
-      const next = await tryHeld(claimed, probe ? "probe" : "redelivery", stopping);
+      const now = Date.now();
+      const claimed = await db.claim(due.id, now, now + CLAIM_MS);
+      if (!claimed) continue;
+      const message = taken(claimed);
+      if (!isDue(message, now)) {
+        await db.put(message);
+        continue;
+      }
+      const next = await tryHeld(message, probe ? "probe" : "redelivery", stopping);
       if (next?.state === "waiting" && ["pace", "day_limit", "month_limit"].includes(next.for)) return;
     }
   }
 
   async function housekeeping(now: number) {
-    const all = db.list();
+    const all = (await db.list()).map((stored) => stored.message);
     const kept = all.filter((m) => !expired(m, now, config));
     for (const message of all.filter((m) => !kept.includes(m))) {
-      db.remove(message.id);
+      await db.remove(message.id);
       log(purged(message, "expired", now));
     }
     await tellOwner(db.state, notify, kept, now, config);
@@ -236,9 +266,8 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       let running: Promise<void> | null = null;
       let again = false;
       let lookedAt = 0;
-      const schedule = () => {
+      const schedule = (next: number | null) => {
         if (stopping) return;
-        const next = db.nextDue();
         const wait = next === null ? LOOK_MS : Math.min(LOOK_MS, Math.max(0, next - Date.now()));
         clearTimeout(timer);
         timer = setTimeout(tick, wait).unref();
@@ -256,18 +285,26 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
           }
           await sendDue(() => stopping);
         })()
-          .catch((error: Error) => log({ outcome: "redelivery_error", error: error.message }))
-          .finally(() => {
+          // A store that refuses has said so once (its health); anything else is said as it comes.
+          .catch((error: Error) => {
+            if (!(error instanceof StoreError)) log({ outcome: "redelivery_error", error: error.message });
+          })
+          .then(() => db.nextDue().catch(() => null))
+          .then((next) => {
             running = null;
             if (again && !stopping) {
               again = false;
               tick();
-            } else schedule();
+            } else schedule(next);
           });
       };
       wake = () => {
         if (!stopping) setImmediate(tick);
       };
+      void Promise.all([db.count("kept"), db.count("spam")]).then(
+        ([kept, spam]) => log({ outcome: "store_opened", where: db.where, kept, spam }),
+        () => undefined,
+      );
       tick();
       return {
         async stop() {

@@ -3,6 +3,7 @@
 import type { TemplateParams } from "./emailjs.server";
 import type { Admitted } from "./limits.server";
 import type { Kept, Sent } from "./message-state.server";
+import type { StoreHealth } from "./store.server";
 
 export type { Sent } from "./message-state.server";
 
@@ -11,8 +12,8 @@ export type Delivery = {
   keepAsSpam(params: TemplateParams, signals: string[], sender: Admitted): Promise<boolean>;
 };
 
-/** What became of a message the owner sent: mailed, or still kept (and how). */
-export type SendNow = { sent: true } | { sent: false; kept: Kept | null };
+/** What became of a message the owner sent: mailed, or still kept (and how); `busy`: another sender holds it. */
+export type SendNow = { sent: true } | { sent: false; kept: Kept | null; busy?: boolean };
 
 export type Skipped = { id: string; problem: string };
 
@@ -20,6 +21,8 @@ export type OwnerPort = {
   engine: "redis" | "sqlite";
   /** Where the messages are kept, in the owner's words: "the queue", or the store's file. */
   where: string;
+  /** Whether the store takes writes: nothing is sent while it refuses them. */
+  health(): StoreHealth;
   /** Every waiting, held and given-up message, oldest first; what could not be read, apart. */
   list(): Promise<{ messages: Kept[]; skipped: Skipped[] }>;
   get(id: string): Promise<Kept | null>;
@@ -28,7 +31,7 @@ export type OwnerPort = {
   release(id: string): Promise<SendNow | null>;
   /** A waiting or given-up message, sent now; null when there is none by that id. */
   sendNow(id: string): Promise<SendNow | null>;
-  /** Every waiting and given-up message sent now, one at a time, each told; one another process sends is passed over. */
+  /** Every waiting and given-up message sent now, one at a time, each told; one another process holds is told as it stands. */
   resend(each: (message: Kept, sent: SendNow) => void): Promise<{ skipped: Skipped[] }>;
   test(params: TemplateParams): Promise<SendNow>;
   close(): Promise<void>;

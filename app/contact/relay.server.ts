@@ -63,16 +63,14 @@ function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
   type Pace = { freeAt: number };
   const PACE = "pace";
 
-  /** 0 when the slot is taken, else how long until it frees; a record that cannot be read is no reason to wait. */
+  /** 0 when the slot is taken, else how long until it frees; a record that cannot be read or written throws. */
   const tryTake = () =>
-    state
-      .change<Pace, number>(PACE, { freeAt: 0 }, ({ freeAt }) => {
-        const now = Date.now();
-        return now < freeAt
-          ? { next: null, result: freeAt - now }
-          : { next: { freeAt: now + intervalMs }, result: 0 };
-      })
-      .catch(() => 0);
+    state.change<Pace, number>(PACE, { freeAt: 0 }, ({ freeAt }) => {
+      const now = Date.now();
+      return now < freeAt
+        ? { next: null, result: freeAt - now }
+        : { next: { freeAt: now + intervalMs }, result: 0 };
+    });
 
   return {
     async slot(who, maxWaitMs, stopping = () => false) {
@@ -122,7 +120,8 @@ export function createRelay(
   },
 ): Relay {
   const mail = config.mail;
-  // The budget and the provider's state live in files: one that cannot be written never costs a visitor's message.
+  // The provider's state after an answer is a note: one that cannot be written never resends a message. The
+  // budget and the pace fail closed: a store error before a send means no send.
   const orElse = async <T>(work: Promise<T>, fallback: T): Promise<T> => {
     try {
       return await work;
@@ -141,7 +140,7 @@ export function createRelay(
       }
       let taken = false;
       if (!counted) {
-        const unit = await orElse(budget.take(), { ok: true, crossed: null });
+        const unit = await budget.take();
         taken = true;
         if (!unit.ok) return { ok: false, waiting: unit.waiting, until: unit.turnsAt.getTime() };
         if (unit.crossed) {
@@ -188,7 +187,7 @@ export function createRelay(
       if (result.failure === "paced") return { ok: false, waiting: "pace" };
       if (result.status === 429 || (result.status === 503 && result.retryAfterMs !== null)) {
         const askedMs = result.retryAfterMs ?? DEFAULT_PAUSE_MS;
-        await pacing.pause(Math.min(askedMs, RETRY_AFTER_CAP_MS));
+        await orElse(pacing.pause(Math.min(askedMs, RETRY_AFTER_CAP_MS)), undefined);
         if (askedMs > RETRY_AFTER_CAP_MS) {
           log({
             outcome: "provider_pause",

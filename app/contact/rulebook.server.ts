@@ -184,6 +184,30 @@ export const visitorAnswer = (message: Message | null): Sent =>
 export const isDue = (message: Message, now: number) =>
   message.state === "waiting" && message.nextAttempt !== null && message.nextAttempt <= now;
 
+/** How long a send holds a message before another process may take it (then it may have arrived). */
+export const CLAIM_MS = 60_000;
+
+/** Taken after its previous sender's claim ran out: that send may have arrived. */
+export const taken = ({ message, orphaned }: { message: Message; orphaned: boolean }): Message =>
+  orphaned ? { ...message, uncertain: true } : message;
+
+/**
+ * A kept message as seen from outside its send: one held by a sender (alive, or dead until its claim ends)
+ * may have arrived, and is tried next when that claim ends.
+ */
+export function seen(
+  { message, claimedUntil }: { message: Message; claimedUntil: number | null },
+  now: number,
+) {
+  if (claimedUntil === null) return message;
+  const held = claimedUntil > now && message.state === "waiting";
+  return {
+    ...message,
+    uncertain: true,
+    ...(held ? { nextAttempt: Math.max(message.nextAttempt ?? 0, claimedUntil) } : {}),
+  };
+}
+
 /**
  * The order a backlog drains in: one message per network per round, each round by time, so many messages
  * from a few networks never put another network's behind them.
@@ -205,10 +229,13 @@ export const KEPT_LIMIT = 1_000;
 /** Kept for clients that have left nothing, so a flood cannot close the places (decision 024). */
 export const RESERVED_FOR_NEW_CLIENTS = 200;
 
+/** How many others of its kind may be kept beside a message that takes a place. */
+export const placeLimit = (first: boolean, spam: boolean) =>
+  first || spam ? KEPT_LIMIT : KEPT_LIMIT - RESERVED_FOR_NEW_CLIENTS;
+
 /** A place for one more kept message: suspected spam pushes out its oldest; the rest are refused when full. */
 export function placeFor(kept: number, first: boolean, spam: boolean): "ok" | "evict_oldest" | "full" {
-  const limit = first || spam ? KEPT_LIMIT : KEPT_LIMIT - RESERVED_FOR_NEW_CLIENTS;
-  if (kept < limit) return "ok";
+  if (kept < placeLimit(first, spam)) return "ok";
   return spam ? "evict_oldest" : "full";
 }
 

@@ -2,11 +2,9 @@
 import type { AppConfig } from "~/config.server";
 import type { RedisLink } from "~/lib/redis.server";
 import { createBotChecks } from "./bot-checks.server";
-import { DATABASE_FILE, openDatabase } from "./database.server";
 import type { RetryOptions } from "./emailjs.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
 import { createContactFlash } from "./flash.server";
-import { importFolder } from "./folder-import.server";
 import { createLimits } from "./limits.server";
 import { createNotify } from "./notify.server";
 import type { Engine } from "./queue.server";
@@ -15,10 +13,12 @@ import { createSqliteEngine } from "./queue-sqlite.server";
 import { createRelay, relayParts } from "./relay.server";
 import { redisState } from "./shared-state.server";
 import { createSpamScore } from "./spam-score.server";
+import { openSqliteStore } from "./store-sqlite.server";
 
-export type ContactServices = ReturnType<typeof createContactServices>;
+export type ContactServices = Awaited<ReturnType<typeof createContactServices>>;
 
-export function createContactServices(
+/** Throws a StoreError in one line when the store cannot be opened or read: the site never runs without it. */
+export async function createContactServices(
   config: AppConfig,
   {
     toName,
@@ -27,18 +27,13 @@ export function createContactServices(
     retry,
   }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
 ) {
-  // One SQLite file in OUTBOX_DIR: everything without Redis; with it, where a message waits while Redis is
-  // away. A previous version's folder is imported into it once, and moves on into the queue from there.
-  const db = openStore(config);
-  const imported = db.durable
-    ? importFolder(db, config.mail.outboxDir, config.botChecks.maxAgeMinutes * 60_000)
-    : 0;
-  if (imported) log({ outcome: "imported", count: imported });
+  // One SQLite file in OUTBOX_DIR: everything without Redis; with it, where a message waits while Redis is away.
+  const db = await openSqliteStore(config.mail.outboxDir, log);
   // Its commands wait for the connection up to the client's command timeout (1 s), then fail.
   const state = redis ? redisState(redis.client.duplicate({ enableOfflineQueue: true })) : db.state;
   const { notify, settled } = createNotify(config, state, log);
   const parts = config.mail.mode === "relay" ? relayParts(config, state) : null;
-  const waiting = async () => db.list().filter((m) => m.state === "waiting").length;
+  const waiting = async () => (await db.list()).filter(({ message }) => message.state === "waiting").length;
   const relay = parts && createRelay(config, parts, { log, notify, retry, waiting });
   const limits = createLimits(config, redis);
   // With Redis every message is a job in one queue; without it, the SQLite store for one process (decision 057).
@@ -77,20 +72,8 @@ export function createContactServices(
     relay,
     engine,
     delivery: engine.delivery,
+    store: db,
   };
-}
-
-/** The store in OUTBOX_DIR; one that cannot be opened is said in one line, and the site runs without it. */
-function openStore(config: AppConfig) {
-  try {
-    return openDatabase(config.mail.outboxDir);
-  } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    console.warn(
-      `[contact] cannot open ${config.mail.outboxDir}/${DATABASE_FILE} (${why}): messages EmailJS does not take cannot be kept`,
-    );
-    return openDatabase(null);
-  }
 }
 
 /** A job's one request: BullMQ retries, at the provider's pace, with the redelivery backoff. */

@@ -14,6 +14,8 @@ export type RelayStatus = {
   /** null: no EmailJS ids, messages are written to the outbox. */
   provider:
     null | { state: "ok" } | { state: "refusing"; since: string; status: number; text: string; hint: string };
+  /** The store refusing writes (nothing is sent meanwhile), since when and why; null when it takes them. */
+  store: { since: string; cause: string } | null;
   /** A pause EmailJS asked for, in words; null when none. */
   paused: string | null;
   waiting: { count: number; oldest: string; nextAttempt: string } | null;
@@ -25,7 +27,7 @@ export type RelayStatus = {
   } | null;
   lastAlert: { kind: string; at: string; delivered: boolean } | null;
   alertsSet: boolean;
-  /** The provider refusing, a message failing too long, or Redis at risk: the owner should act. */
+  /** The provider refusing, a message failing too long, the store refusing writes, or Redis at risk: act. */
   attention: boolean;
 };
 
@@ -39,6 +41,7 @@ export async function relayStatus(
   const provider = relay ? await relay.provider.read() : null;
   const asked = provider && askedPause(provider);
   const kept = await summary(owner);
+  const store = owner.health();
   const oldest = kept.waiting[0];
   const next = Math.min(...kept.waiting.map(({ nextAttempt }) => nextAttempt));
   const usage = relay ? await relay.budget.usage() : null;
@@ -63,6 +66,7 @@ export async function relayStatus(
             hint: provider.hint,
           }
         : provider && { state: "ok" },
+    store: store.state === "ok" ? null : { since: new Date(store.since).toISOString(), cause: store.cause },
     paused: asked ? askedPauseWords(asked) : null,
     waiting: oldest
       ? {
@@ -76,7 +80,8 @@ export async function relayStatus(
     budget: usage && { day: limit(usage.day), month: limit(usage.month) },
     lastAlert: last,
     alertsSet: config.alerts !== null,
-    attention: redisRisks.length > 0 || provider?.state === "refusing" || failingTooLong,
+    attention:
+      redisRisks.length > 0 || provider?.state === "refusing" || failingTooLong || store.state !== "ok",
   };
 }
 

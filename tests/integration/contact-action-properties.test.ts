@@ -116,7 +116,7 @@ const nextClient = () => `10.${(clients >> 8) & 255}.${clients++ & 255}.1`;
 
 describe("the action under arbitrary input", () => {
   it("never throws, answers 303 or 4xx, and relays only valid, trimmed, bounded text", async () => {
-    const { run, events } = setupAction(relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "1000000" }));
+    const { run, events } = await setupAction(relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "1000000" }));
     let relayed = 0;
 
     await fc.assert(
@@ -183,7 +183,7 @@ describe("the action under arbitrary input", () => {
   }, 60_000);
 
   it("any body with any content type: never throws, never a 5xx, never relayed unless it is a valid form", async () => {
-    const { run } = setupAction(relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "1000000" }));
+    const { run } = await setupAction(relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "1000000" }));
     const contentType = fc.oneof(
       fc.constantFrom(
         "application/x-www-form-urlencoded",

@@ -35,7 +35,7 @@ const EXPECTED_BODY = {
 
 describe("a valid message", () => {
   it("is relayed with exactly the body of @emailjs/browser 4.4.1 send(), then redirects with a one-time flash", async () => {
-    const { run, events } = setupAction(relayEnv(fake.url));
+    const { run, events } = await setupAction(relayEnv(fake.url));
     const response = expectRedirect(await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "" })));
 
     expect(response.status).toBe(303);
@@ -64,7 +64,7 @@ describe("a valid message", () => {
   });
 
   it("is trimmed before it is sent", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const padded = {
       name: `  ${VALID.name} `,
       email: ` ${VALID.email}\t`,
@@ -76,7 +76,7 @@ describe("a valid message", () => {
   });
 
   it("carries the private key as accessToken when one is configured", async () => {
-    const { run } = setupAction(relayEnv(fake.url, { EMAILJS_PRIVATE_KEY: "private_SECRET_abc" }));
+    const { run } = await setupAction(relayEnv(fake.url, { EMAILJS_PRIVATE_KEY: "private_SECRET_abc" }));
     expectRedirect(await run(formRequest(VALID)));
     expect(fake.requests[0]!.rawBody).toBe(
       JSON.stringify({ ...EXPECTED_BODY, accessToken: "private_SECRET_abc" }),
@@ -84,7 +84,7 @@ describe("a valid message", () => {
   });
 
   it("is accepted as multipart/form-data too", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const form = new FormData();
     for (const [key, value] of Object.entries(VALID)) form.append(key, value);
     const request = new Request("http://localhost/?index", {
@@ -161,7 +161,7 @@ describe("invalid input is refused with 400, field errors and the typed text, an
   ];
 
   it.each(cases)("%s", async (_label, values, field, message) => {
-    const { run, events } = setupAction(relayEnv(fake.url));
+    const { run, events } = await setupAction(relayEnv(fake.url));
     const { status, data } = expectFailure(await run(formRequest(values)));
     expect(status).toBe(400);
     expect(data).toMatchObject({ ok: false, status: 400, reason: "invalid_fields" });
@@ -174,14 +174,14 @@ describe("invalid input is refused with 400, field errors and the typed text, an
   });
 
   it("reports every invalid field at once, when the form is empty", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const { data } = expectFailure(await run(formRequest({})));
     expect(Object.keys(data.fieldErrors ?? {}).sort()).toEqual(["email", "message", "name", "subject"]);
     expect(fake.requests).toHaveLength(0);
   });
 
   it("refuses a file where text belongs", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const form = new FormData();
     for (const [key, value] of Object.entries(VALID)) if (key !== "subject") form.append(key, value);
     form.append("subject", new Blob(["hello"]), "subject.txt");
@@ -199,7 +199,7 @@ describe("invalid input is refused with 400, field errors and the typed text, an
 
 describe("requests that are not a contact form", () => {
   it("413: a declared Content-Length over the limit is refused before the body is read", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     let pulled = false;
     // highWaterMark 0: the stream is pulled only when someone reads it.
     const body = new ReadableStream<Uint8Array>(
@@ -228,7 +228,7 @@ describe("requests that are not a contact form", () => {
   });
 
   it("413: a streamed body that grows past the limit is refused, whatever its headers said", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const chunk = new TextEncoder().encode(`${formBody(VALID)}&pad=${"a".repeat(16 * 1024)}`);
     // An endless body: the action must stop reading it by itself.
     let sentChunks = 0;
@@ -261,7 +261,7 @@ describe("requests that are not a contact form", () => {
   });
 
   it("accepts a valid message of 5,000 CJK characters, larger than 32 KiB once encoded", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const values = { ...VALID, message: "漢".repeat(5000) };
     expect(formBody(values).toString().length).toBeGreaterThan(32 * 1024);
     expectRedirect(await run(formRequest(values)));
@@ -273,7 +273,7 @@ describe("requests that are not a contact form", () => {
     ["plain text", "text/plain", formBody(VALID).toString()],
     ["no content type", null, formBody(VALID).toString()],
   ])("415: %s", async (_label, contentType, body) => {
-    const { run, events } = setupAction(relayEnv(fake.url));
+    const { run, events } = await setupAction(relayEnv(fake.url));
     const headers = new Headers(BROWSER_HEADERS);
     if (contentType) headers.set("Content-Type", contentType);
     const request = new Request("http://localhost/?index", { method: "POST", headers, body });
@@ -291,7 +291,7 @@ describe("requests that are not a contact form", () => {
   });
 
   it("a malformed multipart body reads as an empty form: 400", async () => {
-    const { run } = setupAction(relayEnv(fake.url));
+    const { run } = await setupAction(relayEnv(fake.url));
     const request = new Request("http://localhost/?index", {
       method: "POST",
       headers: { "Content-Type": "multipart/form-data; boundary=xyz", ...BROWSER_HEADERS },
@@ -305,7 +305,7 @@ describe("requests that are not a contact form", () => {
 
 describe("guards", () => {
   it("honeypot: a filled hidden field gets the normal success and nothing is sent", async () => {
-    const { run, events } = setupAction(relayEnv(fake.url));
+    const { run, events } = await setupAction(relayEnv(fake.url));
     const response = expectRedirect(
       await run(formRequest({ ...VALID, [HONEYPOT_FIELD]: "https://spam.example" })),
     );
@@ -317,7 +317,7 @@ describe("guards", () => {
   });
 
   it("403: a sender on CONTACT_BLOCKLIST, whatever the case of the address or its +tag", async () => {
-    const { run, events } = setupAction(
+    const { run, events } = await setupAction(
       relayEnv(fake.url, { CONTACT_BLOCKLIST: "spam@example.net, ADA@example.com, @junk.example" }),
     );
     const { status, data } = expectFailure(await run(formRequest({ ...VALID, email: "Ada@Example.com" })));
@@ -339,7 +339,7 @@ describe("guards", () => {
       relayEnv(fake.url, { CONTACT_RATE_LIMIT_MAX: "2", CONTACT_RATE_LIMIT_WINDOW_SECONDS: "60", ...extra });
 
     it("refuses the message after CONTACT_RATE_LIMIT_MAX in the window", async () => {
-      const { run, events } = setupAction(env());
+      const { run, events } = await setupAction(env());
       const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
       expectRedirect(await run(from("203.0.113.7")));
       expectRedirect(await run(from("203.0.113.7")));
@@ -363,7 +363,7 @@ describe("guards", () => {
     });
 
     it("IPv6 clients are counted per /64, so rotating addresses in it does not help", async () => {
-      const { run } = setupAction(env());
+      const { run } = await setupAction(env());
       const from = (ip: string) => formRequest(VALID, { "X-Forwarded-For": ip });
       expectRedirect(await run(from("2001:db8:1:2::10")));
       expectRedirect(await run(from("2001:db8:1:2:aaaa:bbbb:cccc:dddd")));
@@ -373,7 +373,7 @@ describe("guards", () => {
     });
 
     it("refused input does not use up the allowance", async () => {
-      const { run } = setupAction(env());
+      const { run } = await setupAction(env());
       const from = (values: Record<string, string>) =>
         formRequest(values, { "X-Forwarded-For": "203.0.113.7" });
       for (let i = 0; i < 5; i++)
@@ -393,7 +393,7 @@ describe("guards", () => {
       ["no Accept-Language", { "Accept-Language": "" }],
       ["no User-Agent", { "User-Agent": "" }],
     ])("refuses %s", async (_label, headers) => {
-      const { run, events } = setupAction(relayEnv(fake.url, { CONTACT_BLOCK_HEADLESS: "true" }));
+      const { run, events } = await setupAction(relayEnv(fake.url, { CONTACT_BLOCK_HEADLESS: "true" }));
       const { status, data } = expectFailure(await run(formRequest(VALID, headers)));
       expect(status).toBe(451);
       expect(data).toMatchObject({ reason: "headless_browser", fields: VALID });
@@ -402,13 +402,13 @@ describe("guards", () => {
     });
 
     it("lets a real browser through", async () => {
-      const { run } = setupAction(relayEnv(fake.url, { CONTACT_BLOCK_HEADLESS: "on" }));
+      const { run } = await setupAction(relayEnv(fake.url, { CONTACT_BLOCK_HEADLESS: "on" }));
       expectRedirect(await run(formRequest(VALID)));
       expect(fake.requests).toHaveLength(1);
     });
 
     it("is off by default", async () => {
-      const { run } = setupAction(relayEnv(fake.url));
+      const { run } = await setupAction(relayEnv(fake.url));
       expectRedirect(await run(formRequest(VALID, { "User-Agent": headlessUA })));
       expect(fake.requests).toHaveLength(1);
     });

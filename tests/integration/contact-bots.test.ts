@@ -50,8 +50,8 @@ const address = () => `198.51.${Math.floor(nextAddress / 250)}.${(nextAddress++ 
 /** Mail the provider got whose subject holds `mark`. */
 const mailed = (mark: string) => fake.requests.filter((request) => request.rawBody.includes(mark));
 /** The subjects of the suspected spam the server holds in its store (OUTBOX_DIR/outbox.sqlite). */
-const heldSpam = () =>
-  keptIn(outbox)
+const heldSpam = async () =>
+  (await keptIn(outbox))
     .filter((kept) => kept.state === "held" && kept.for === "suspected_spam")
     .map((kept) => kept.params.subject);
 
@@ -153,7 +153,7 @@ describe("bots", { timeout: 60_000 }, () => {
   });
 
   it("a patient spammer with a valid proof and a message full of links is kept as spam and told it was sent", async () => {
-    const before = heldSpam();
+    const before = await heldSpam();
     const links = "Cheap offers at https://a.example/x https://b.example/y and https://bit.ly/zz today";
     for (let i = 0; i < 3; i++) {
       const client = address();
@@ -165,7 +165,7 @@ describe("bots", { timeout: 60_000 }, () => {
       expect(answer.location).toBe("/#contact-outcome");
     }
     expect(fake.requests).toHaveLength(0);
-    expect(heldSpam()).toEqual([...before, "Project patient0", "Project patient1", "Project patient2"]);
+    expect(await heldSpam()).toEqual([...before, "Project patient0", "Project patient1", "Project patient2"]);
   });
 
   it("one client rotating addresses with the same text, following each confirmation, mails nothing", async () => {
@@ -252,7 +252,7 @@ describe("people", { timeout: 60_000 }, () => {
 
   it("with JavaScript and three links (a site, GitHub, LinkedIn), typed at a person's pace: delivered", async () => {
     const { context, page } = await visitor();
-    const spamBefore = heldSpam();
+    const spamBefore = await heldSpam();
     await page.goto(app.url);
     await waitForHydration(page);
     const text = "Hi! https://ada.example https://github.com/ada https://linkedin.com/in/ada threelinks";
@@ -261,7 +261,7 @@ describe("people", { timeout: 60_000 }, () => {
     await expect.poll(() => page.getByText(OUTCOME_TEXT.sent.title).count()).toBeGreaterThan(0);
     await context.close();
     expect(mailed("threelinks")).toHaveLength(1);
-    expect(heldSpam()).toEqual(spamBefore);
+    expect(await heldSpam()).toEqual(spamBefore);
   });
 
   it("with only the keyboard: Tab to each field, type, Enter on the button: delivered", async () => {

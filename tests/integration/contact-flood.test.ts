@@ -2,16 +2,26 @@
 // own. A flood of 840 posts, 400 at once, keeps every genuine visitor's message (and again with Redis
 // paused); re-posts of a kept message never reach the provider again and meet the limit; refused posts
 // meet their own limit and get a short text; one network cannot take the queue's places (decision 024).
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
+import { afterAttempt, received } from "~/contact/rulebook.server";
+import {
+  BROWSER_HEADERS,
+  PROVIDER_FAILED,
+  VALID,
+  VALID_TEMPLATE_PARAMS,
+  relayEnv,
+  postForm,
+  testConfig,
+} from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { withStore } from "../support/store";
 import { until } from "../support/until";
 
 let fake: EmailJsFake;
@@ -223,31 +233,18 @@ describe("the queue's share per network", { timeout: 60_000 }, () => {
   });
 
   it("the last 200 places are for clients that have left nothing: a full share turns away only repeaters", async () => {
-    // 800 kept by a previous version on a third instance's disk, moved into the queue as it starts.
-    const dir = path.join(outbox, "c", "undelivered");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const entry = (i: number) =>
-      JSON.stringify({
-        lib_version: "4.4.1",
-        template_params: {
-          name: "F",
-          from_email: "f@example.com",
-          subject: `Filler ${i}`,
-          message: "x",
-          to_name: "O",
-        },
-        time: new Date().toISOString(),
-        reason: "upstream_error",
-        upstreamStatus: 500,
-        uncertain: true,
-      });
-    await Promise.all(
-      Array.from({ length: 800 }, (_, i) =>
-        writeFile(path.join(dir, `${String(i).padStart(32, "0")}.json`), entry(i)),
-      ),
-    );
+    // 800 kept on a third instance's disk while Redis was away, moved into the queue as it starts.
+    const rules = testConfig({});
+    await withStore(path.join(outbox, "c"), async (db) => {
+      for (let i = 0; i < 800; i++) {
+        const params = { ...VALID_TEMPLATE_PARAMS, subject: `Filler ${i}` };
+        await db.put(
+          afterAttempt(received(params, "unknown", Date.now()), PROVIDER_FAILED, Date.now(), rules)!,
+        );
+      }
+    });
     replicas.push(await startAppServer({ env: { ...env, OUTBOX_DIR: path.join(outbox, "c") } }));
-    await until(async () => (await kept()) === 800, "the import", 60_000);
+    await until(async () => (await kept()) === 800, "the move into the queue", 60_000);
     expect((await post("198.19.1.1", "First of mine")).status).toBe(502);
     expect((await post("198.19.1.1", "Second of mine")).status).toBe(503);
     expect((await post("198.19.2.1", "First of another")).status).toBe(502);

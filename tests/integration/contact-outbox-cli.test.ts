@@ -37,10 +37,10 @@ async function leaveUndelivered() {
   scratch.fake.setMode({ kind: "status", status: 500 });
   // A 429 surely did not deliver it (a 4xx would hold it for the owner as refused for itself).
   scratch.fake.setMode({ kind: "status", status: 429, body: "Too many requests" }, "Third");
-  const { run } = setupAction(env());
+  const { run } = await setupAction(env());
   for (const message of MESSAGES) expectFailure(await run(formRequest(message)));
   scratch.fake.reset();
-  expect(keptIn(scratch.outbox)).toHaveLength(3);
+  expect(await keptIn(scratch.outbox)).toHaveLength(3);
 }
 
 it("list shows each undelivered message's time, sender, subject and reason, never its text", async () => {
@@ -85,13 +85,13 @@ it("list and spam list print a kept message's hidden and control characters as e
   const waiting = params("Never shown (waiting)");
   const spam = params("Never shown (spam)");
   const ids = {
-    list: keep(scratch.outbox, waiting.subject, {
+    list: await keep(scratch.outbox, waiting.subject, {
       params: waiting,
       id: messageId(waiting),
       signals,
       providerText: `Bad\u0007 gateway${hidden}`,
     }),
-    "spam list": keep(scratch.outbox, spam.subject, {
+    "spam list": await keep(scratch.outbox, spam.subject, {
       spam: true,
       params: spam,
       id: messageId(spam),
@@ -119,19 +119,13 @@ it("list and spam list print a kept message's hidden and control characters as e
 
 it("resend while the provider still fails keeps every message, then with it back delivers each once and empties the store", async () => {
   await leaveUndelivered();
-  const ids = keptIn(scratch.outbox)
-    .map((message) => message.id)
-    .sort();
+  const ids = (await keptIn(scratch.outbox)).map((message) => message.id).sort();
 
   scratch.fake.setMode({ kind: "status", status: 503 });
   const failing = await cli(["resend"]);
   expect(failing.code).toBe(1);
   expect(failing.stdout).toMatch(/0 sent, 3 still undelivered/);
-  expect(
-    keptIn(scratch.outbox)
-      .map((message) => message.id)
-      .sort(),
-  ).toEqual(ids);
+  expect((await keptIn(scratch.outbox)).map((message) => message.id).sort()).toEqual(ids);
   // A 503 without Retry-After is final: one request per message.
   expect(scratch.fake.requests).toHaveLength(3);
 
@@ -139,7 +133,7 @@ it("resend while the provider still fails keeps every message, then with it back
   const back = await cli(["resend"]);
   expect(back.code).toBe(0);
   expect(back.stdout).toMatch(/3 sent, 0 still undelivered/);
-  expect(keptIn(scratch.outbox)).toEqual([]);
+  expect(await keptIn(scratch.outbox)).toEqual([]);
   // Exactly the relay's body, ids and key included, once per message.
   const bySubject = (body: unknown) =>
     (body as { template_params: { subject: string } }).template_params.subject;
@@ -186,7 +180,7 @@ it("a bad environment is one clear line, not a stack trace", async () => {
 /** `count` distinct messages left undelivered by the action, the provider answering 500. */
 async function leaveMany(count: number) {
   scratch.fake.setMode({ kind: "status", status: 500 });
-  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
+  const { run } = await setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
   for (let i = 0; i < count; i++) {
     // Each from its own network: one client, and one network, may only leave a few (decision 024).
     const client = { "X-Forwarded-For": `203.0.${i + 1}.1` };
@@ -201,7 +195,7 @@ async function leaveMany(count: number) {
 it("visitors re-posting their waiting messages while a resend runs: each message is delivered once", async () => {
   await leaveMany(20);
   scratch.fake.setMode({ kind: "status", status: 200, delayMs: 300 });
-  const { run } = setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
+  const { run } = await setupAction({ ...env(), CONTACT_RATE_LIMIT_MAX: "1000" });
   const reposts = Array.from({ length: 20 }, (_, i) =>
     run(
       formRequest(
@@ -223,7 +217,7 @@ it("visitors re-posting their waiting messages while a resend runs: each message
 // A resend killed mid-send once left the message as if never sent: the next run sent it again unmarked.
 it("a resend killed while sending leaves the message marked as maybe delivered", async () => {
   scratch.fake.setMode({ kind: "status", status: 429, body: "Too many requests" });
-  expectFailure(await setupAction(env()).run(formRequest({ ...VALID, subject: "In flight" })));
+  expectFailure(await (await setupAction(env())).run(formRequest({ ...VALID, subject: "In flight" })));
   expect((await cli(["list"])).stdout).not.toContain("uncertain");
   scratch.fake.setMode({ kind: "hang" });
   const child = spawn(process.execPath, [CLI, "resend"], {
@@ -240,7 +234,7 @@ it("a resend killed while sending leaves the message marked as maybe delivered",
 // Two resends at once once sent each message twice.
 it("two resends at once send each message once", async () => {
   await leaveMany(20);
-  expect(keptIn(scratch.outbox)).toHaveLength(20);
+  expect(await keptIn(scratch.outbox)).toHaveLength(20);
   scratch.fake.setMode({ kind: "status", status: 200, delayMs: 50 });
   const runs = await Promise.all([cli(["resend"]), cli(["resend"])]);
   expect(scratch.fake.requests).toHaveLength(20);
@@ -255,5 +249,5 @@ it("two resends at once send each message once", async () => {
   // Neither calls undelivered what the other sent.
   expect(runs.map((run) => run.code)).toEqual([0, 0]);
   expect(runs.map((run) => /(\d+) still undelivered/.exec(run.stdout)?.[1])).toEqual(["0", "0"]);
-  expect(keptIn(scratch.outbox)).toEqual([]);
+  expect(await keptIn(scratch.outbox)).toEqual([]);
 });

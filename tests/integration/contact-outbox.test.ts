@@ -1,10 +1,10 @@
 // With no EmailJS ids, accepted messages land in OUTBOX_DIR as the JSON that
 // would have been sent, with no ids or keys, and nothing goes on the network.
 // OUTBOX_DIR also holds the SQLite store (outbox.sqlite): only the .json files are messages.
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { DATABASE_FILE } from "~/contact/database.server";
+import { DATABASE_FILE } from "~/contact/store-sqlite.server";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { keptIn } from "../support/store";
 import {
@@ -33,7 +33,7 @@ async function messageFiles(dir: string) {
 it("writes each accepted message as the JSON it would have sent, without keys, owner-readable only", async () => {
   const mail = path.join(scratch.outbox, "mail");
   // EMAILJS_API_URL points at the fake to prove the outbox never calls it.
-  const { run, events } = setupAction({ OUTBOX_DIR: mail, EMAILJS_API_URL: scratch.fake.url });
+  const { run, events } = await setupAction({ OUTBOX_DIR: mail, EMAILJS_API_URL: scratch.fake.url });
   const response = expectRedirect(await run(formRequest(VALID)));
   expect(response.status).toBe(303);
   expect(response.location).toBe("/#contact-outcome");
@@ -67,7 +67,7 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
   bytes.push(await readFile(`${store}-wal`, "latin1").catch(() => ""));
   expect(bytes.join("\n")).not.toMatch(/user_id|service_id|template_id|accessToken/);
   // An outbox message is a file, never a message kept in the store.
-  expect(keptIn(mail)).toEqual([]);
+  expect(await keptIn(mail)).toEqual([]);
 
   expect(scratch.fake.requests).toHaveLength(0);
   expect(events).toEqual([
@@ -77,19 +77,20 @@ it("writes each accepted message as the JSON it would have sent, without keys, o
 });
 
 it("refused input writes nothing", async () => {
-  const { run } = setupAction({ OUTBOX_DIR: scratch.outbox });
+  const { run } = await setupAction({ OUTBOX_DIR: scratch.outbox });
   expect(expectFailure(await run(formRequest({ ...VALID, email: "nope" }))).status).toBe(400);
   expect(await messageFiles(scratch.outbox)).toEqual([]);
-  expect(keptIn(scratch.outbox)).toEqual([]);
+  expect(await keptIn(scratch.outbox)).toEqual([]);
 });
 
 // Root ignores permission bits: a path under a regular file cannot be made a folder by anyone (ENOTDIR).
 it("an outbox that cannot be written: 500 with the typed text kept", async () => {
-  const blocker = path.join(scratch.outbox, "a-file");
-  await writeFile(blocker, "");
-  const unwritable = path.join(blocker, "outbox");
-  await expect(mkdir(unwritable, { recursive: true })).rejects.toMatchObject({ code: "ENOTDIR" });
-  const { run, events } = setupAction({ OUTBOX_DIR: unwritable });
+  const outbox = path.join(scratch.outbox, "outbox");
+  const { run, events } = await setupAction({ OUTBOX_DIR: outbox });
+  // Root ignores permission bits: the folder moved away and a file in its place (ENOTDIR, EEXIST) stops any
+  // write into it; the store, open already, goes on in the moved folder.
+  await rename(outbox, `${outbox}.moved`);
+  await writeFile(outbox, "");
   const failure = expectFailure(await run(formRequest(VALID)));
   expect(failure.status).toBe(500);
   expect(failure.data).toEqual({ ok: false, status: 500, reason: "outbox_write_failed", fields: VALID });

@@ -28,23 +28,26 @@ describe("retention and alerts, by the server's own loop", () => {
   it("deletes spam and given-up messages older than CONTACT_KEEP_DAYS, logged without their text, nothing younger; tells the owner once, across a restart", async () => {
     // Not due for days: the loop has nothing to send, only what to delete and tell.
     const later = Date.now() + 10 * DAY;
-    keep(scratch.outbox, "Old spam", { spam: true, ageMs: 31 * DAY });
-    const youngSpam = keep(scratch.outbox, "Young spam", { spam: true, ageMs: 29 * DAY });
-    keep(scratch.outbox, "Old given up", { ageMs: 31 * DAY, state: "given_up", nextAttempt: null });
-    const youngGivenUp = keep(scratch.outbox, "Young given up", {
+    await keep(scratch.outbox, "Old spam", { spam: true, ageMs: 31 * DAY });
+    const youngSpam = await keep(scratch.outbox, "Young spam", { spam: true, ageMs: 29 * DAY });
+    await keep(scratch.outbox, "Old given up", { ageMs: 31 * DAY, state: "given_up", nextAttempt: null });
+    const youngGivenUp = await keep(scratch.outbox, "Young given up", {
       ageMs: 29 * DAY,
       state: "given_up",
       nextAttempt: null,
     });
     // Still waiting to be sent: never deleted, however old.
-    const oldWaiting = keep(scratch.outbox, "Old but waiting", {
+    const oldWaiting = await keep(scratch.outbox, "Old but waiting", {
       ageMs: 40 * DAY,
       for: "month_limit",
       nextAttempt: later,
     });
     // Failing for two hours, past the alert's hour; and spam of the last day, for the digest.
-    const failing = keep(scratch.outbox, "Failing for two hours", { ageMs: 2 * HOUR, nextAttempt: later });
-    const freshSpam = keep(scratch.outbox, "Fresh spam", { spam: true, ageMs: HOUR });
+    const failing = await keep(scratch.outbox, "Failing for two hours", {
+      ageMs: 2 * HOUR,
+      nextAttempt: later,
+    });
+    const freshSpam = await keep(scratch.outbox, "Fresh spam", { spam: true, ageMs: HOUR });
 
     owner = await startWebhookFake("json");
     const serverEnv = env({
@@ -59,9 +62,7 @@ describe("retention and alerts, by the server's own loop", () => {
     // Its stop waits for the pass and the alerts in flight: a clean exit is the whole pass done.
     expect(await server.stop()).toBe(0);
 
-    const ids = keptIn(scratch.outbox)
-      .map((message) => message.id)
-      .sort();
+    const ids = (await keptIn(scratch.outbox)).map((message) => message.id).sort();
     expect(ids).toEqual([youngSpam, youngGivenUp, oldWaiting, failing, freshSpam].sort());
     const purged = server
       .output()
@@ -91,14 +92,14 @@ describe("retention and alerts, by the server's own loop", () => {
     expect(await server.stop()).toBe(0);
     expect(owner.accepted).toHaveLength(2);
     expect(server.output()).not.toContain('"outcome":"purged"');
-    expect(keptIn(scratch.outbox)).toHaveLength(5);
+    expect(await keptIn(scratch.outbox)).toHaveLength(5);
     expect(scratch.fake.requests).toHaveLength(0);
   });
 });
 
 describe("outbox status and outbox test", () => {
   it("status: one screen, exit 0 when nothing needs the owner", async () => {
-    keep(scratch.outbox, "Some spam", { spam: true, ageMs: 0.5 * DAY });
+    await keep(scratch.outbox, "Some spam", { spam: true, ageMs: 0.5 * DAY });
     const run = await runOutboxCli(
       ["status"],
       env({ CONTACT_DAILY_SEND_LIMIT: "100", CONTACT_MONTHLY_SEND_LIMIT: "200" }),
@@ -114,7 +115,7 @@ describe("outbox status and outbox test", () => {
   });
 
   it("status: a long wait for the budget needs nobody; the provider failing past the alert's time does (exit 1)", async () => {
-    keep(scratch.outbox, "Held for the month", {
+    await keep(scratch.outbox, "Held for the month", {
       ageMs: 40 * DAY,
       for: "month_limit",
       attempts: 0,
@@ -123,7 +124,7 @@ describe("outbox status and outbox test", () => {
     const waiting = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
     expect(waiting.stdout).toMatch(/^waiting {5}1 message\(s\)/m);
     expect(waiting.code).toBe(0);
-    keep(scratch.outbox, "Failing for two hours", { ageMs: 2 * HOUR });
+    await keep(scratch.outbox, "Failing for two hours", { ageMs: 2 * HOUR });
     const failing = await runOutboxCli(["status"], env({ CONTACT_WAITING_ALERT_MINUTES: "60" }));
     expect(failing.stdout).toMatch(/^waiting {5}2 message\(s\)/m);
     expect(failing.code).toBe(1);
@@ -158,7 +159,7 @@ describe("outbox status and outbox test", () => {
   });
 
   it("export prints a kept message whole as JSON; a path is refused", async () => {
-    const id = keep(scratch.outbox, "Export me", { spam: true, ageMs: DAY });
+    const id = await keep(scratch.outbox, "Export me", { spam: true, ageMs: DAY });
     const run = await runOutboxCli(["export", id], env());
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({

@@ -51,7 +51,7 @@ afterEach(async () => {
 });
 
 /** The messages the store keeps to send (waiting or given up), oldest first. */
-const kept = () => keptIn(outbox).filter((message) => message.state !== "held");
+const kept = async () => (await keptIn(outbox)).filter((message) => message.state !== "held");
 
 /** A visitor's post to one replica, from an address of its own. */
 async function post(replica: AppServer, subject: string, client: string) {
@@ -80,7 +80,7 @@ async function keepFive() {
   for (const [i, subject] of SUBJECTS.entries()) {
     expect(await post(replicas[i % 2]!, subject, `203.0.113.${i + 1}`), log()).toBe(502);
   }
-  expect(kept()).toHaveLength(5);
+  expect(await kept()).toHaveLength(5);
 }
 
 describe("redelivery", { timeout: 60_000 }, () => {
@@ -107,7 +107,7 @@ describe("redelivery", { timeout: 60_000 }, () => {
     expect(codes).toEqual([0, 0]);
     const sentBeforeStop = fake.requests.length;
     expect(fake.requests.every((request) => request.status === 200)).toBe(true);
-    expect(kept()).toHaveLength(5 - sentBeforeStop);
+    expect(await kept()).toHaveLength(5 - sentBeforeStop);
     replicas = [await startAppServer({ env: env() })];
     await untilDelivered();
     for (const subject of SUBJECTS) expect(arrivals(subject)).toHaveLength(1);
@@ -121,9 +121,9 @@ describe("redelivery", { timeout: 60_000 }, () => {
     // Each message's own schedule, as the server keeps it, counted from when the provider failed it:
     // never the order two messages arrive in. Each read at once, before it is due again.
     expect(await post(replicas[0]!, "Maybe sent", "203.0.113.20")).toBe(502);
-    const maybe = keptWith(outbox, "Maybe sent")!;
+    const maybe = (await keptWith(outbox, "Maybe sent"))!;
     expect(await post(replicas[1]!, "Surely not", "203.0.113.21")).toBe(502);
-    const surely = keptWith(outbox, "Surely not")!;
+    const surely = (await keptWith(outbox, "Surely not"))!;
     expect(maybe).toMatchObject({ state: "waiting", for: "uncertain", uncertain: true, attempts: 1 });
     expect(surely).toMatchObject({ state: "waiting", for: "provider", uncertain: false, attempts: 1 });
     const maybeKept = maybe.since;
@@ -163,14 +163,14 @@ describe("redelivery", { timeout: 60_000 }, () => {
     const tries = attemptsWithin(testConfig(env()).redelivery);
     // Failed all its tries but one, and due now: its last try fails too.
     const old = { ...VALID_TEMPLATE_PARAMS, subject: "Old one" };
-    keep(outbox, old.subject, { ageMs: 100 * 3_600_000, attempts: tries - 1, nextAttempt: Date.now() });
+    await keep(outbox, old.subject, { ageMs: 100 * 3_600_000, attempts: tries - 1, nextAttempt: Date.now() });
     fake.setMode({ kind: "status", status: 500, body: "Internal error" }, old.subject);
     await startReplicas();
     await expect
-      .poll(() => keptWith(outbox, old.subject)?.state, { timeout: 20_000, interval: 100 })
+      .poll(async () => (await keptWith(outbox, old.subject))?.state, { timeout: 20_000, interval: 100 })
       .toBe("given_up");
     // A 500 may have delivered it: given up as uncertain, the owner told it may have arrived.
-    expect(keptWith(outbox, old.subject)).toMatchObject({
+    expect(await keptWith(outbox, old.subject)).toMatchObject({
       for: "uncertain",
       uncertain: true,
       attempts: tries,
@@ -185,7 +185,10 @@ describe("redelivery", { timeout: 60_000 }, () => {
     await expect.poll(() => arrivals("Later").length, { timeout: 20_000, interval: 100 }).toBe(1);
     // It leaves the store once the provider's answer is read, a moment after the request arrives.
     await expect
-      .poll(() => kept().map((message) => message.params.subject), { timeout: 20_000, interval: 100 })
+      .poll(async () => (await kept()).map((message) => message.params.subject), {
+        timeout: 20_000,
+        interval: 100,
+      })
       .toEqual([old.subject]);
     expect(arrivals(old.subject)).toHaveLength(0);
     expect(log().match(/"outcome":"gave_up"/g)).toHaveLength(1);

@@ -1,7 +1,7 @@
 // How the action behaves when the provider misbehaves: what is retried (only
 // what cannot have been delivered), what the visitor gets, what is kept in the
 // SQLite store in OUTBOX_DIR (outbox.sqlite), and that the visitor's quota is not used up.
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { outcomeText } from "~/contact/contract";
@@ -9,7 +9,7 @@ import type { ContactActionOutcome } from "~/contact/post.server";
 import type { ContactEvent } from "~/contact/events.server";
 import { STORED_PER_CLIENT } from "~/contact/limits.server";
 import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
-import { DATABASE_FILE } from "~/contact/database.server";
+import { DATABASE_FILE } from "~/contact/store-sqlite.server";
 import { messageId, type Message } from "~/contact/message-state.server";
 import { afterAttempt, KEPT_LIMIT, received } from "~/contact/rulebook.server";
 import { site } from "~/content/site";
@@ -52,7 +52,7 @@ function relay(apiUrl = scratch.fake.url, retry: RetryOptions = FAST_RETRY) {
 /** Every kept message in the store the app made, oldest first, read as the owner's CLI reads it. */
 async function stored(): Promise<Message[]> {
   expect(await exists(path.join(outboxDir(), DATABASE_FILE))).toBe(true);
-  return keptIn(outboxDir());
+  return await keptIn(outboxDir());
 }
 
 const exists = (file: string) =>
@@ -147,7 +147,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     "a %i about this message alone: 502 refused_by_provider, held for the owner with the provider's words",
     async (status) => {
       scratch.fake.setMode({ kind: "status", status, body: "Bad request" });
-      const { run, events } = relay();
+      const { run, events } = await relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.status).toBe(502);
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "refused_by_provider", fields: VALID });
@@ -189,7 +189,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
 
   it("a 429 without Retry-After is final and certain", async () => {
     scratch.fake.setMode({ kind: "status", status: 429 });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_rejected");
     expect(scratch.fake.requests).toHaveLength(1);
     await expectKept(events, { failure: "upstream_rejected", upstreamStatus: 429, uncertain: false });
@@ -199,7 +199,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
     "a %i without Retry-After is final and uncertain: no second try",
     async (status) => {
       scratch.fake.setMode({ kind: "status", status });
-      const { run, events } = relay();
+      const { run, events } = await relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_error", fields: VALID });
       expect(scratch.fake.requests).toHaveLength(1);
@@ -210,7 +210,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
 
   it("a 503 whose Retry-After is over the bound is final", async () => {
     scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "3" } });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
     expect(scratch.fake.requests).toHaveLength(1);
     await expectKept(events, { failure: "upstream_error", upstreamStatus: 503, uncertain: true });
@@ -218,7 +218,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
 
   it("no answer in time: 504 after one attempt, kept as uncertain", async () => {
     scratch.fake.setMode({ kind: "hang" });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 504, reason: "upstream_timeout", fields: VALID });
     expect(scratch.fake.requests).toHaveLength(1);
@@ -229,7 +229,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
 
   it("the connection dropped after the request was read: 502 after one attempt, uncertain", async () => {
     scratch.fake.setMode({ kind: "drop" });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_dropped", fields: VALID });
     expect(scratch.fake.requests).toHaveLength(1);
@@ -240,7 +240,7 @@ describe("final failures: one attempt, the visitor's error, the message kept", (
 
 describe("retried: only what the provider cannot have received", () => {
   it("connection refused: every attempt the policy allows, then kept as certainly not delivered", async () => {
-    const { run, events } = relay(`http://127.0.0.1:${await closedPort()}`);
+    const { run, events } = await relay(`http://127.0.0.1:${await closedPort()}`);
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 502, reason: "upstream_unreachable", fields: VALID });
     expect(events[1]).toMatchObject({ outcome: "relayed", ok: false, upstreamStatus: 0, attempts: 3 });
@@ -252,7 +252,7 @@ describe("retried: only what the provider cannot have received", () => {
 
   it("a 503 with Retry-After: 1 waits that second, then the message goes through once", async () => {
     scratch.fake.queue({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     expectRedirect(await run(formRequest(VALID)));
     expect(scratch.fake.requests).toHaveLength(2);
     expect(scratch.fake.requests[1]!.at - scratch.fake.requests[0]!.at).toBeGreaterThanOrEqual(950);
@@ -263,14 +263,14 @@ describe("retried: only what the provider cannot have received", () => {
 
   it("a 429 with Retry-After: 0 is retried at once", async () => {
     scratch.fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "0" } });
-    const { run } = relay();
+    const { run } = await relay();
     expectRedirect(await run(formRequest(VALID)));
     expect(scratch.fake.requests).toHaveLength(2);
   });
 
   it("Retry-After that would pass the deadline is not waited for", async () => {
     scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "1" } });
-    const { run, events } = relay(scratch.fake.url, { ...FAST_RETRY, deadlineMs: 1_000 });
+    const { run, events } = await relay(scratch.fake.url, { ...FAST_RETRY, deadlineMs: 1_000 });
     expect(expectFailure(await run(formRequest(VALID))).data.reason).toBe("upstream_error");
     expect(scratch.fake.requests).toHaveLength(1);
     await expectKept(events, { failure: "upstream_error", upstreamStatus: 503, uncertain: true });
@@ -278,7 +278,7 @@ describe("retried: only what the provider cannot have received", () => {
 
   it("a provider that keeps asking to retry gets at most maxAttempts requests", async () => {
     scratch.fake.setMode({ kind: "status", status: 503, headers: { "Retry-After": "0" } });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     expect(expectFailure(await run(formRequest(VALID))).status).toBe(502);
     expect(scratch.fake.requests).toHaveLength(FAST_RETRY.maxAttempts);
     await expectKept(events, { failure: "upstream_error", upstreamStatus: 503, uncertain: true });
@@ -288,7 +288,7 @@ describe("retried: only what the provider cannot have received", () => {
 describe("an identical re-post", () => {
   it("is answered from the kept copy: the provider is not called again, and it uses the quota", async () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     expectFailure(await run(formRequest(VALID)));
     const first = await expectKept(events, {
       failure: "upstream_error",
@@ -317,7 +317,7 @@ describe("an identical re-post", () => {
 
   it("a different subject is a different message: a second one kept", async () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
-    const { run } = relay();
+    const { run } = await relay();
     expectFailure(await run(formRequest(VALID)));
     expectFailure(await run(formRequest({ ...VALID, subject: "Engines, again" })));
     const messages = await stored();
@@ -330,22 +330,22 @@ describe("an identical re-post", () => {
  * `count` messages kept in the store as the engine keeps them after the provider failed them once (only
  * messages take its places), written in one opening of the store.
  */
-function keptFillers(count: number) {
+async function keptFillers(count: number) {
   const rules = testConfig({});
   const now = Date.now();
-  withStore(outboxDir(), (db) => {
+  await withStore(outboxDir(), async (db) => {
     for (let i = 0; i < count; i++) {
       const params = { ...VALID_TEMPLATE_PARAMS, subject: `filler ${i}` };
-      db.put(afterAttempt(received(params, "unknown", now), PROVIDER_FAILED, now, rules)!);
+      await db.put(afterAttempt(received(params, "unknown", now), PROVIDER_FAILED, now, rules)!);
     }
   });
 }
 
 describe("the store's places", () => {
   it("full: the message is not kept, the visitor is told so and where to write, and the log says so", async () => {
-    keptFillers(KEPT_LIMIT);
+    await keptFillers(KEPT_LIMIT);
     scratch.fake.setMode({ kind: "status", status: 500 });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     const failure = expectFailure(await run(formRequest(VALID)));
     expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
     expect(outcomeText(failure.data).detail).toContain(`write to me at ${site.contact.email}`);
@@ -357,38 +357,27 @@ describe("the store's places", () => {
   });
 
   // Root ignores permission bits: a path under a regular file cannot be made a folder by anyone (ENOTDIR).
-  it("cannot be opened: the site still answers, and a message the provider failed is not kept: 503 not_kept", async () => {
+  it("cannot be opened: no action at all, and a StoreError that names the file and why", async () => {
     const blocker = path.join(scratch.outbox, "a-file");
     await writeFile(blocker, "");
     const unopenable = path.join(blocker, "outbox");
-    await expect(mkdir(unopenable, { recursive: true })).rejects.toMatchObject({ code: "ENOTDIR" });
-    const { run, events } = setupAction(relayEnv(scratch.fake.url, { OUTBOX_DIR: unopenable }));
-
-    // What the provider takes is still sent.
-    scratch.fake.setMode({ kind: "status", status: 200 }, "still-sent");
-    expectRedirect(await run(formRequest({ ...VALID, message: "still-sent" })));
-    expect(scratch.fake.requests).toHaveLength(1);
-
-    scratch.fake.setMode({ kind: "status", status: 500 });
-    const failure = expectFailure(await run(formRequest(VALID)));
-    expect(scratch.fake.requests).toHaveLength(2);
-    expect(failure.data).toEqual({ ok: false, status: 503, reason: "not_kept", fields: VALID });
-    expect(outcomeText(failure.data).detail).toContain(`write to me at ${site.contact.email}`);
-    expect(events).toContainEqual({ outcome: "not_kept", for: "uncertain", why: "failed" });
-    expect(events.filter((event) => event.outcome === "kept")).toEqual([]);
-    expect(events.at(-1)).toEqual({ outcome: "refused", status: 503, reason: "not_kept" });
+    await expect(setupAction(relayEnv(scratch.fake.url, { OUTBOX_DIR: unopenable }))).rejects.toMatchObject({
+      name: "StoreError",
+      message: `cannot open ${unopenable}/outbox.sqlite: the folder ${unopenable} cannot be made or used (ENOTDIR)`,
+    });
+    expect(scratch.fake.requests).toHaveLength(0);
   });
 
   // Failures once gave the quota back, so one client filled the folder.
   it("one client may leave a few messages; past that they are not kept and count against its limit", async () => {
     scratch.fake.setMode({ kind: "status", status: 500 });
-    const { run, events } = relay();
+    const { run, events } = await relay();
     const outcomes = [];
     for (let i = 0; i < STORED_PER_CLIENT.max + 3; i++) {
       const answer = await run(formRequest({ ...VALID, subject: `flood ${i}` }));
       outcomes.push(expectFailure(answer).data.reason);
     }
-    // relay() allows one message per client: the one not kept uses it up.
+    // await relay() allows one message per client: the one not kept uses it up.
     expect(outcomes).toEqual([
       ...Array(STORED_PER_CLIENT.max).fill("upstream_error"),
       "not_kept",
@@ -402,10 +391,10 @@ describe("the store's places", () => {
   });
 
   it("holds its limit under concurrency: 60 posts at once into a store of 995 leave 1,000", async () => {
-    keptFillers(KEPT_LIMIT - 5);
+    await keptFillers(KEPT_LIMIT - 5);
     scratch.fake.setMode({ kind: "status", status: 500 });
     // Each post from a client and network of its own, so only the store's places decide.
-    const { run, events } = setupAction(
+    const { run, events } = await setupAction(
       relayEnv(scratch.fake.url, {
         OUTBOX_DIR: outboxDir(),
         CONTACT_RATE_LIMIT_MAX: "1",
@@ -439,7 +428,11 @@ describe("the store's places", () => {
 describe("the provider's answer: the status decides, the body is read briefly and bounded", () => {
   it("a 200 whose body comes later than the attempt's time is a success, at once", async () => {
     scratch.fake.setMode({ kind: "streamed", status: 200, bytes: 2, overMs: 5_000 });
-    const { run } = relay(scratch.fake.url, { ...FAST_RETRY, attemptTimeoutMs: 2_000, deadlineMs: 3_000 });
+    const { run } = await relay(scratch.fake.url, {
+      ...FAST_RETRY,
+      attemptTimeoutMs: 2_000,
+      deadlineMs: 3_000,
+    });
     const started = performance.now();
     expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -454,7 +447,7 @@ describe("the provider's answer: the status decides, the body is read briefly an
         status,
         headers: { Location: `${scratch.fake.url}/elsewhere` },
       });
-      const { run, events } = relay();
+      const { run, events } = await relay();
       const failure = expectFailure(await run(formRequest(VALID)));
       expect(failure.data).toMatchObject({ status: 502, reason: "upstream_rejected" });
       expect(scratch.fake.requests.map((request) => request.path)).toEqual(["/api/v1.0/email/send"]);
@@ -467,7 +460,7 @@ describe("the provider's answer: the status decides, the body is read briefly an
 describe("successes", () => {
   it("any 2xx is success, one attempt, nothing kept", async () => {
     scratch.fake.setMode({ kind: "status", status: 202, body: "" });
-    const { run } = relay();
+    const { run } = await relay();
     expect(expectRedirect(await run(formRequest(VALID))).status).toBe(303);
     expect(scratch.fake.requests).toHaveLength(1);
     expect(await stored()).toEqual([]);
@@ -475,7 +468,7 @@ describe("successes", () => {
 
   it("a slow answer inside the attempt timeout is still a success", async () => {
     scratch.fake.setMode({ kind: "status", status: 200, delayMs: 100 });
-    const { run } = relay();
+    const { run } = await relay();
     expectRedirect(await run(formRequest(VALID)));
     expect(scratch.fake.requests).toHaveLength(1);
   });

@@ -20,7 +20,8 @@ const env = (extra: Record<string, string> = {}) =>
 const from = (client: string, values: Record<string, string>) =>
   formRequest(values, { "X-Forwarded-For": client });
 /** The suspected spam held in the real store, oldest first. */
-const spam = () => keptIn(scratch.outbox).filter((m) => m.state === "held" && m.for === "suspected_spam");
+const spam = async () =>
+  (await keptIn(scratch.outbox)).filter((m) => m.state === "held" && m.for === "suspected_spam");
 const DAY = 86_400_000;
 
 describe("the score", () => {
@@ -45,11 +46,11 @@ describe("the score", () => {
     ],
   ])("%s: held as suspected spam, not mailed, the visitor told it was sent", async (_, change, signal) => {
     const events: unknown[] = [];
-    const { run } = setupAction(env(), { log: (event) => events.push(event) });
+    const { run } = await setupAction(env(), { log: (event) => events.push(event) });
     const answer = expectRedirect(await run(from("203.0.113.5", { ...VALID, ...change })));
     expect(answer.status).toBe(303);
     expect(scratch.fake.requests).toHaveLength(0);
-    const kept = keptIn(scratch.outbox);
+    const kept = await keptIn(scratch.outbox);
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatchObject({
       state: "held",
@@ -65,17 +66,17 @@ describe("the score", () => {
   });
 
   it("one link, or a domain mentioned in the subject, is a person's message: mailed", async () => {
-    const { run } = setupAction(env());
+    const { run } = await setupAction(env());
     expectRedirect(await run(from("203.0.113.6", { ...VALID, message: "My work: https://github.com/me" })));
     expectRedirect(
       await run(from("203.0.113.7", { ...VALID, subject: "About example.com", message: "Hi (2)" })),
     );
     expect(scratch.fake.requests).toHaveLength(2);
-    expect(keptIn(scratch.outbox)).toEqual([]);
+    expect(await keptIn(scratch.outbox)).toEqual([]);
   });
 
   it("the same text from many clients within the hour is held from the tenth on", async () => {
-    const { run } = setupAction(env());
+    const { run } = await setupAction(env());
     const text = "Dear owner, we build websites for cheap. Reply to learn more.";
     for (let i = 0; i < 12; i++) {
       expectRedirect(
@@ -83,11 +84,11 @@ describe("the score", () => {
       );
     }
     expect(scratch.fake.requests).toHaveLength(9);
-    expect(spam().map((m) => m.params.subject)).toEqual(["Offer 9", "Offer 10", "Offer 11"]);
+    expect((await spam()).map((m) => m.params.subject)).toEqual(["Offer 9", "Offer 10", "Offer 11"]);
   });
 
   it("with CONTACT_BOT_CHECKS=off a script's post is not judged by its headers: developers' tests get through", async () => {
-    const { run } = setupAction({ ...env(), CONTACT_BOT_CHECKS: "off" });
+    const { run } = await setupAction({ ...env(), CONTACT_BOT_CHECKS: "off" });
     const bare = new Request("http://localhost/?index", {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": "curl/8" },
@@ -99,14 +100,14 @@ describe("the score", () => {
 
   it("the store holds at most 5 suspected spam a day from one client; past that they are not kept, and told so", async () => {
     const events: ContactEvent[] = [];
-    const { run } = setupAction(env(), { log: (event) => events.push(event) });
+    const { run } = await setupAction(env(), { log: (event) => events.push(event) });
     for (let i = 0; i < 7; i++) {
       const message = `Buy now https://a.example/${i} https://b.example https://c.example`;
       const outcome = await run(from("203.0.113.9", { ...VALID, message }));
       if (i < 5) expectRedirect(outcome);
       else expect(expectFailure(outcome).data).toMatchObject({ status: 503, reason: "not_kept" });
     }
-    expect(spam()).toHaveLength(5);
+    expect(await spam()).toHaveLength(5);
     expect(events.filter((event) => event.outcome === "not_kept")).toEqual([
       { outcome: "not_kept", for: "suspected_spam", why: "client_full" },
       { outcome: "not_kept", for: "suspected_spam", why: "client_full" },
@@ -126,19 +127,19 @@ describe("full spam places", () => {
         now - (i === 0 ? 3 : 1) * DAY,
       );
     const oldest = filler(0).id;
-    withStore(scratch.outbox, (db) => {
+    await withStore(scratch.outbox, (db) => {
       for (let i = 0; i < KEPT_LIMIT; i++) db.put(filler(i));
     });
-    expect(spam()).toHaveLength(KEPT_LIMIT);
+    expect(await spam()).toHaveLength(KEPT_LIMIT);
     const events: ContactEvent[] = [];
-    const { run } = setupAction(env(), { log: (event) => events.push(event) });
+    const { run } = await setupAction(env(), { log: (event) => events.push(event) });
     const spammy = {
       ...VALID,
       name: "https://spam.example",
       message: "Go to https://bit.ly/abc or https://x.example",
     };
     expectRedirect(await run(from("203.0.113.21", spammy)));
-    const held = spam();
+    const held = await spam();
     expect(held).toHaveLength(KEPT_LIMIT);
     expect(held.map((m) => m.id)).not.toContain(oldest);
     expect(held.at(-1)!.params).toMatchObject({ name: spammy.name, message: spammy.message });
@@ -150,14 +151,14 @@ describe("full spam places", () => {
 
 describe("the daily send budget", () => {
   it("past CONTACT_DAILY_SEND_LIMIT, messages are kept for the owner, not mailed, and the visitor told it was sent", async () => {
-    const { run } = setupAction(env({ CONTACT_DAILY_SEND_LIMIT: "2" }));
+    const { run } = await setupAction(env({ CONTACT_DAILY_SEND_LIMIT: "2" }));
     for (let i = 0; i < 4; i++) {
       expectRedirect(
         await run(from(`203.0.113.${40 + i}`, { ...VALID, subject: `Budget ${i}`, message: `Hi ${i}` })),
       );
     }
     expect(scratch.fake.requests).toHaveLength(2);
-    const kept = keptIn(scratch.outbox);
+    const kept = await keptIn(scratch.outbox);
     expect(kept.map((m) => m.params.subject)).toEqual(["Budget 2", "Budget 3"]);
     for (const message of kept) {
       // Waits for the day's turn, sent by itself then; the provider was never asked.
@@ -170,7 +171,7 @@ describe("the daily send budget", () => {
 
 describe("outbox spam", () => {
   async function keepSpam(subject: string) {
-    const { run } = setupAction(env());
+    const { run } = await setupAction(env());
     const message = `Deals https://a.example https://b.example https://c.example ${subject}`;
     expectRedirect(await run(from("203.0.113.60", { ...VALID, subject, message })));
   }
@@ -185,8 +186,8 @@ describe("outbox spam", () => {
     expect(listed.stdout).toContain("held: suspected spam: many_links");
     expect(listed.stdout).toContain(`2 suspected spam message(s) in ${scratch.outbox}/outbox.sqlite`);
 
-    const keep = keptWith(scratch.outbox, "Keep me")!.id;
-    const drop = keptWith(scratch.outbox, "Drop me")!.id;
+    const keep = (await keptWith(scratch.outbox, "Keep me"))!.id;
+    const drop = (await keptWith(scratch.outbox, "Drop me"))!.id;
     expect(listed.stdout).toContain(keep);
     expect(listed.stdout).toContain(drop);
     const released = await Promise.all([
@@ -197,11 +198,11 @@ describe("outbox spam", () => {
     expect(released.map((run) => run.code)).not.toEqual([0, 0]);
     expect(scratch.fake.requests).toHaveLength(1);
     expect(scratch.fake.requests[0]!.rawBody).toContain("Keep me");
-    expect(keptWith(scratch.outbox, "Keep me")).toBeUndefined();
+    expect(await keptWith(scratch.outbox, "Keep me")).toBeUndefined();
 
     const deleted = await runOutboxCli(["spam", "delete", drop], childEnv);
     expect(deleted.code).toBe(0);
-    expect(keptIn(scratch.outbox)).toEqual([]);
+    expect(await keptIn(scratch.outbox)).toEqual([]);
     expect(scratch.fake.requests).toHaveLength(1);
   });
 

@@ -8,7 +8,8 @@ import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createBotChecks, type BotChecks } from "~/contact/bot-checks.server";
 import { CONFIRMATION_FIELD } from "~/contact/contract";
-import { DATABASE_FILE, openDatabase, type Database } from "~/contact/database.server";
+import { DATABASE_FILE, openSqliteStore } from "~/contact/store-sqlite.server";
+import type { Store } from "~/contact/store.server";
 import { testConfig } from "../support/contact";
 
 const CLIENT = "203.0.113.9";
@@ -16,19 +17,19 @@ const CLIENT = "203.0.113.9";
 const SESSION_SECRET = "a test secret of thirty-two characters or more";
 
 let outbox: string;
-let opened: Database[];
+let opened: Store[];
 beforeEach(async () => {
   outbox = await mkdtemp(path.join(tmpdir(), "used-proofs-"));
   opened = [];
 });
 afterEach(async () => {
-  for (const db of opened.splice(0)) db.close();
+  for (const db of opened.splice(0)) await db.close();
   await rm(outbox, { recursive: true, force: true });
 });
 
 /** One process's checks: its own connection to the store in `dir`, as the server opens it. */
-function botChecks(env: Record<string, string> = {}, dir = outbox) {
-  const db = openDatabase(dir);
+async function botChecks(env: Record<string, string> = {}, dir = outbox) {
+  const db = await openSqliteStore(dir, () => undefined);
   opened.push(db);
   const config = testConfig({
     OUTBOX_DIR: dir,
@@ -70,8 +71,8 @@ function usedProofs(): { hash: string; expires: number }[] {
 
 it("a used token is refused as used after 10,001 other claims; a claim costs the same at any fill", async () => {
   // Warmed up on a store of its own, so the first figure is not the JIT's.
-  await claimFresh(botChecks({}, path.join(outbox, "warm-up")).checks, 500);
-  const { checks } = botChecks();
+  await claimFresh((await botChecks({}, path.join(outbox, "warm-up"))).checks, 500);
+  const { checks } = await botChecks();
   const first = checks.confirmation(CLIENT);
   expect(await confirmed(checks, first)).toEqual({ ok: true, via: "confirmation" });
 
@@ -87,7 +88,7 @@ it("a used token is refused as used after 10,001 other claims; a claim costs the
 }, 120_000);
 
 it("a restart does not forget them: a new connection to the same file refuses a used token", async () => {
-  const before = botChecks();
+  const before = await botChecks();
   const token = before.checks.confirmation(CLIENT);
   const unused = before.checks.confirmation(CLIENT);
   expect(await confirmed(before.checks, token)).toEqual({ ok: true, via: "confirmation" });
@@ -95,7 +96,7 @@ it("a restart does not forget them: a new connection to the same file refuses a 
   opened.splice(opened.indexOf(before.db), 1);
   before.db.close();
 
-  const after = botChecks();
+  const after = await botChecks();
   expect(await confirmed(after.checks, token)).toEqual({ ok: false, problem: "used" });
   // Only the used one: a token never claimed is still taken once.
   expect(await confirmed(after.checks, unused)).toEqual({ ok: true, via: "confirmation" });
@@ -104,7 +105,7 @@ it("a restart does not forget them: a new connection to the same file refuses a 
 
 it("a claim older than the lifetime leaves the store; a younger one stays", async () => {
   const env = { CONTACT_PROOF_MAX_MINUTES: "1" };
-  const before = botChecks(env).checks;
+  const before = (await botChecks(env)).checks;
   for (let i = 0; i < 2; i++) expect((await confirmed(before, before.confirmation(CLIENT))).ok).toBe(true);
   const [old, young] = usedProofs();
   // The first was claimed two minutes ago: its lifetime of one minute ended a minute ago.
@@ -113,7 +114,7 @@ it("a claim older than the lifetime leaves the store; a younger one stays", asyn
   db.close();
 
   // A process just started sweeps on its first claim.
-  const after = botChecks(env).checks;
+  const after = (await botChecks(env)).checks;
   expect((await confirmed(after, after.confirmation(CLIENT))).ok).toBe(true);
   const left = usedProofs().map((row) => row.hash);
   expect(left).not.toContain(old!.hash);

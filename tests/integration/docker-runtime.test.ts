@@ -119,6 +119,7 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     expect(await health.json()).toEqual({
       status: "ok",
       mail: "outbox",
+      store: "ok",
       rateLimit: "memory",
     });
 

@@ -52,7 +52,7 @@ describe("/healthz", () => {
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(response.headers.get("Cache-Control")).toBe("no-store");
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", rateLimit: "memory" });
+    expect(JSON.parse(text)).toEqual({ status: "ok", mail: "relay", store: "ok", rateLimit: "memory" });
     for (const secret of secrets()) expect(text).not.toContain(secret);
   });
 
@@ -67,7 +67,7 @@ describe("/healthz", () => {
     fake.setMode({ kind: "status", status: 500 });
     await post({ ...VALID, subject: "health-count" });
     await post({ ...VALID, subject: "health-count 2" });
-    expect(await health()).toEqual({ status: "ok", mail: "relay", rateLimit: "memory" });
+    expect(await health()).toEqual({ status: "ok", mail: "relay", store: "ok", rateLimit: "memory" });
   });
 
   it("names the outbox mode when no EmailJS ids are set", async () => {
@@ -78,6 +78,7 @@ describe("/healthz", () => {
       expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({
         status: "ok",
         mail: "outbox",
+        store: "ok",
         rateLimit: "memory",
       });
     } finally {
@@ -110,6 +111,7 @@ describe("/healthz with REDIS_URL and no Redis there", () => {
       expect(JSON.parse(body)).toEqual({
         status: "ok",
         mail: "outbox",
+        store: "ok",
         rateLimit: "memory",
         redis: "down",
       });
@@ -147,16 +149,16 @@ describe("/healthz with a Redis that answers late or refuses writes", () => {
       const settles = (expected: object) =>
         vi.waitFor(async () => expect(await state()).toEqual(expected), 10_000);
       await admin.call("CLIENT", "PAUSE", "5000", "WRITE");
-      await settles({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "slow" });
+      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "memory", redis: "slow" });
       await admin.call("CLIENT", "UNPAUSE");
-      await settles({ status: "ok", mail: "outbox", rateLimit: "redis", redis: "up" });
+      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "redis", redis: "up" });
 
       await admin.config("SET", "maxmemory-policy", "noeviction");
       await admin.config("SET", "maxmemory", "1");
-      await settles({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "failing" });
+      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "memory", redis: "failing" });
       expect(await state()).toMatchObject({ redis: "failing" });
       await admin.config("SET", "maxmemory", "0");
-      await settles({ status: "ok", mail: "outbox", rateLimit: "redis", redis: "up" });
+      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "redis", redis: "up" });
 
       expect(app.output().match(/\[rate-limit\] Redis is slow to answer/g)).toHaveLength(1);
       expect(app.output().match(/\[rate-limit\] Redis is refusing writes/g)).toHaveLength(1);

@@ -1,14 +1,13 @@
 // Every message a job in one queue on Redis: three production instances, each with an OUTBOX_DIR of its own
 // and no folder in common, one redis-server, a fake EmailJS that answers 429 past one request a second,
 // and the owner's CLI run against another instance's environment (decision 053).
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { messageId } from "~/contact/message-state.server";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { BROWSER_HEADERS, OWNER, VALID, postForm, relayEnv } from "../support/contact";
+import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { startRedisServer, type RedisServer } from "../support/redis-server";
@@ -95,14 +94,6 @@ const undelivered = async () => {
 const alerts = (event: string) =>
   owner.accepted.filter((alert) => (alert.body as { event?: string }).event === event);
 
-const filesIn = async (dir: string) => {
-  try {
-    return (await readdir(dir)).filter((name) => name.endsWith(".json"));
-  } catch {
-    return [];
-  }
-};
-
 describe("one queue for every instance", { timeout: 240_000 }, () => {
   it("an outage keeps 15 messages across three instances; after it each is delivered once, one request a second", async () => {
     await start(3);
@@ -112,7 +103,7 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     expect(answers.every(({ status }) => status === 502 || status === 303)).toBe(true);
     expect(await undelivered()).toBe(15);
     // No instance keeps anything on its own disk.
-    for (const dir of folders.slice(0, 3)) expect(keptIn(dir)).toEqual([]);
+    for (const dir of folders.slice(0, 3)) expect(await keptIn(dir)).toEqual([]);
 
     fake.setMode({ kind: "status", status: 200 });
     await until(
@@ -329,58 +320,5 @@ describe("one queue for every instance", { timeout: 240_000 }, () => {
     await until(() => delivered("Maybe spam").length === 1, "the released message");
     expect((await cli(["spam", "list"])).stdout).toContain("0 suspected spam message(s)");
     expect(delivered("Maybe spam")).toHaveLength(1);
-  });
-
-  it("a folder from the previous version moves into the queue once, at the first start with REDIS_URL", async () => {
-    fake = await startEmailJsFake();
-    owner = await startWebhookFake("json");
-    const old = await newFolder();
-    const params = (subject: string) => ({
-      name: VALID.name,
-      from_email: VALID.email,
-      subject,
-      message: `${VALID.message} ${subject}`,
-      to_name: OWNER,
-    });
-    // As the previous versions wrote them: one `reason`, or the states' words with a held or given-up mark.
-    const keepAsBefore = async (folder: string, subject: string, fields: Record<string, unknown>) => {
-      await mkdir(path.join(old, folder), { recursive: true });
-      const entry = {
-        lib_version: "4.4.1",
-        template_params: params(subject),
-        time: new Date().toISOString(),
-        upstreamStatus: 500,
-        uncertain: false,
-        ...fields,
-      };
-      await writeFile(
-        path.join(old, folder, `${messageId(entry.template_params)}.json`),
-        JSON.stringify(entry),
-      );
-    };
-    await keepAsBefore("undelivered", "Old kept 1", { reason: "upstream_error" });
-    await keepAsBefore("undelivered", "Old kept 2", { reason: "over_daily_limit" });
-    await keepAsBefore("undelivered", "Old held", { for: "refused_by_provider", providerText: "Bad" });
-    await keepAsBefore("undelivered", "Old given up", { for: "provider", gaveUp: true });
-    await keepAsBefore("spam", "Old spam", { reason: "suspected_spam" });
-    fake.setMode({ kind: "status", status: 500 });
-    instances = [await startAppServer({ env: env(old) })];
-    await until(() => /"outcome":"imported","count":5/.test(instances[0]!.output()), "the import");
-    expect(await filesIn(path.join(old, "undelivered"))).toEqual([]);
-    expect(await filesIn(path.join(old, "spam"))).toEqual([]);
-    await until(() => keptIn(old).length === 0, "the store to move into the queue");
-    await instances[0]!.stop();
-    fake.setMode({ kind: "status", status: 200 });
-    instances = [await startAppServer({ env: env(old) })];
-    expect((await cli(["spam", "list"])).stdout).toContain("1 suspected spam message(s)");
-    // Held and given-up messages stay so, for the owner; only the waiting ones are sent by themselves.
-    await until(() => delivered("Old kept 1").length === 1, "a waiting one, sent");
-    const listed = (await cli(["list"])).stdout;
-    expect(line(listed, "Old held")).toContain("held: refused by provider");
-    expect(line(listed, "Old given up")).toContain("given up: provider");
-    expect(fake.requests.filter((request) => /Old held|Old given up|Old spam/.test(request.rawBody))).toEqual(
-      [],
-    );
-    expect(instances[0]!.output()).not.toContain('"imported"');
   });
 });

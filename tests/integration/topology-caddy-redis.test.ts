@@ -167,7 +167,7 @@ describe("the replicas", () => {
     for (const app of apps) {
       await expect
         .poll(() => health(app))
-        .toEqual({ status: "ok", mail: "outbox", rateLimit: "redis", redis: "up" });
+        .toEqual({ status: "ok", mail: "outbox", store: "ok", rateLimit: "redis", redis: "up" });
     }
     const answer = await caddy.request("/healthz");
     expect(JSON.parse(answer.body)).toMatchObject({ status: "ok", rateLimit: "redis", redis: "up" });
@@ -218,7 +218,13 @@ describe("the contact limit, shared in Redis", () => {
       "both replicas to see the outage",
     );
     for (const app of apps) {
-      expect(await health(app)).toEqual({ status: "ok", mail: "outbox", rateLimit: "memory", redis: "down" });
+      expect(await health(app)).toEqual({
+        status: "ok",
+        mail: "outbox",
+        store: "ok",
+        rateLimit: "memory",
+        redis: "down",
+      });
     }
     expect((await postThrough(caddy)).status).toBe(303);
     expect((await postThrough(caddy)).status).toBe(303);

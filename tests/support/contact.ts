@@ -77,14 +77,14 @@ export function relayEnv(apiUrl: string, extra: Record<string, string> = {}): Re
   };
 }
 
-export function setupAction(
+export async function setupAction(
   env: Record<string, string | undefined>,
   { retry = FAST_RETRY, log }: { retry?: RetryOptions; log?: ContactLogger } = {},
 ) {
   const events: ContactEvent[] = [];
   // The proof and time limits have their own tests (contact-bots.test.ts); these test what follows them.
   const config = testConfig({ CONTACT_BOT_CHECKS: "off", ...env });
-  const services = createContactServices(config, {
+  const services = await createContactServices(config, {
     toName: OWNER,
     log: log ?? ((event) => events.push(event)),
     retry,

@@ -1,0 +1,275 @@
+// The relay's one store as an async port: kept messages and their claims, the shared records, used proofs.
+// Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts) only runs them.
+import type { Message } from "./message-state.server";
+import type { SharedState } from "./shared-state.server";
+
+/** One auto-commit statement at a time; the adapter waits out another process's lock without blocking. */
+export type Sql = {
+  run(sql: string, params: unknown[]): Promise<number>;
+  all<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /** Makes the connection usable again after a refusal (a file made writable again is reopened). */
+  recover(): void;
+  backup(file: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** A store that cannot be opened or read, or refuses a write: the site fails closed on it. */
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+/** A kept message, and until when the process sending it holds it (null: nobody does). */
+export type Stored = { message: Message; claimedUntil: number | null };
+/** A message taken to be sent; `orphaned`: the previous sender's claim ran out, so it may have arrived. */
+export type Taken = { message: Message; orphaned: boolean };
+
+export type StoreHealth = { state: "ok" } | { state: "refusing"; since: number; cause: string };
+
+export type Store = {
+  /** Where the messages are, in the owner's words. */
+  where: string;
+  health(): StoreHealth;
+  /** A harmless write: true when the store takes writes (again). */
+  probe(): Promise<boolean>;
+  get(id: string): Promise<Stored | null>;
+  /** Every kept message, oldest first. */
+  list(): Promise<Stored[]>;
+  /** Waiting messages due by `now` that no process holds. */
+  due(now: number): Promise<Message[]>;
+  /** Every message no process holds, with its expired claim if any. */
+  unclaimed(now: number): Promise<Stored[]>;
+  /** When a waiting message can next be taken; null when none waits by itself. */
+  nextDue(): Promise<number | null>;
+  count(which: "kept" | "spam"): Promise<number>;
+  oldestSpam(): Promise<Message | null>;
+  /**
+   * Adds it unless a message with its id is kept (false). Held by this process until `claimUntil` if given,
+   * and then it holds no place until it is put: a visitor's message in its first try.
+   */
+  add(message: Message, claimUntil?: number): Promise<boolean>;
+  /** Writes the message in its state, and frees it for the next process to take. */
+  put(message: Message): Promise<void>;
+  /** As `put`, if fewer than `limit` other messages of its kind (spam or not) hold a place: false when full. */
+  place(message: Message, limit: number): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  /** A sent message: removed, and tried again until that lands; meanwhile this process never takes it. */
+  forget(id: string): void;
+  /** Takes the message until `claimUntil`: null when another process holds it, or it is gone. */
+  claim(id: string, now: number, claimUntil: number): Promise<Taken | null>;
+  state: SharedState;
+  /** Each proof counts once: true the first time its hash is claimed within `ttlMs`. */
+  claimProof(hash: string, now: number, ttlMs: number): Promise<boolean>;
+  backup(file: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** What the store says of itself, once for each change: it refuses (and why), or takes writes again. */
+export type StoreEvent = { outcome: "store_refusing"; cause: string } | { outcome: "store_ok" };
+
+/** The schema, one step per version; both databases take each statement. */
+export const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE IF NOT EXISTS messages (id TEXT PRIMARY KEY, spam INTEGER NOT NULL, due BIGINT,
+       received BIGINT NOT NULL, claimed_until BIGINT, body TEXT NOT NULL)`,
+    "CREATE INDEX IF NOT EXISTS messages_due ON messages (due)",
+    "CREATE TABLE IF NOT EXISTS records (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS used_proofs (hash TEXT PRIMARY KEY, expires BIGINT NOT NULL)",
+  ],
+  [
+    "ALTER TABLE messages ADD COLUMN claims BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE messages ADD COLUMN kept INTEGER NOT NULL DEFAULT 1",
+    "UPDATE messages SET claims = 1 WHERE claimed_until IS NOT NULL",
+    "ALTER TABLE records ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+  ],
+];
+
+const COLUMNS = "id, spam, due, received, claimed_until, claims, kept, body";
+const SQL = {
+  get: "SELECT body, claimed_until FROM messages WHERE id = $1",
+  list: "SELECT body, claimed_until FROM messages ORDER BY received",
+  due: `SELECT body, claimed_until FROM messages
+        WHERE due <= $1 AND (claimed_until IS NULL OR claimed_until < $1) ORDER BY received`,
+  unclaimed: `SELECT body, claimed_until FROM messages
+              WHERE claimed_until IS NULL OR claimed_until < $1 ORDER BY received`,
+  nextDue: "SELECT MIN(CASE WHEN claimed_until > due THEN claimed_until ELSE due END) AS due FROM messages",
+  count: "SELECT COUNT(*) AS n FROM messages WHERE spam = $1",
+  oldestSpam: "SELECT body, claimed_until FROM messages WHERE spam = 1 ORDER BY received LIMIT 1",
+  add: `INSERT INTO messages (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+  put: `INSERT INTO messages (${COLUMNS}) VALUES ($1, $2, $3, $4, NULL, 0, 1, $5) ON CONFLICT (id) DO UPDATE
+        SET spam = excluded.spam, due = excluded.due, claimed_until = NULL, claims = 0, kept = 1, body = excluded.body`,
+  place: `INSERT INTO messages (${COLUMNS})
+          SELECT $1, CAST($2 AS INTEGER), CAST($3 AS BIGINT), CAST($4 AS BIGINT), NULL, 0, 1, $5
+          WHERE (SELECT COUNT(*) FROM messages WHERE spam = $2 AND kept = 1 AND id <> $1) < $6
+          ON CONFLICT (id) DO UPDATE
+          SET spam = excluded.spam, due = excluded.due, claimed_until = NULL, claims = 0, kept = 1, body = excluded.body`,
+  remove: "DELETE FROM messages WHERE id = $1",
+  claim: `UPDATE messages SET claimed_until = $1, claims = claims + 1
+          WHERE id = $2 AND (claimed_until IS NULL OR claimed_until < $3) RETURNING body, claims`,
+  read: "SELECT value, version FROM records WHERE name = $1",
+  insertRecord: "INSERT INTO records (name, value, version) VALUES ($1, $2, 0) ON CONFLICT (name) DO NOTHING",
+  updateRecord: "UPDATE records SET value = $1, version = version + 1 WHERE name = $2 AND version = $3",
+  probe: `INSERT INTO records (name, value, version) VALUES ('store', '{}', 0)
+          ON CONFLICT (name) DO UPDATE SET version = records.version + 1`,
+  proof: `INSERT INTO used_proofs (hash, expires) VALUES ($1, $2)
+          ON CONFLICT (hash) DO UPDATE SET expires = excluded.expires WHERE used_proofs.expires < $3`,
+  sweepProofs: "DELETE FROM used_proofs WHERE expires < $1",
+};
+
+type Row = { body: string; claimed_until: number | string | null };
+const stored = (row: Row): Stored => ({
+  message: JSON.parse(row.body) as Message,
+  claimedUntil: row.claimed_until === null ? null : Number(row.claimed_until),
+});
+const columns = (m: Message) => [
+  m.id,
+  m.for === "suspected_spam" ? 1 : 0,
+  m.state === "waiting" ? m.nextAttempt : null,
+  m.receivedAt,
+];
+
+/** A shared record changed by compare-and-set: read with its version, decided, written only if unchanged. */
+const CONFLICT_RETRIES = 50;
+
+export function createStore(
+  sql: Sql,
+  { where, log }: { where: string; log: (event: StoreEvent) => void },
+): Store {
+  let health: StoreHealth = { state: "ok" };
+  const forgotten = new Set<string>();
+
+  const refused = (error: unknown): never => {
+    const cause = (error as Error).message;
+    if (health.state === "ok") {
+      health = { state: "refusing", since: Date.now(), cause };
+      log({ outcome: "store_refusing", cause });
+    }
+    throw new StoreError(`${where}: ${cause}`, { cause: error });
+  };
+  const took = () => {
+    if (health.state === "ok") return;
+    health = { state: "ok" };
+    log({ outcome: "store_ok" });
+  };
+  const write = async (statement: string, params: unknown[]) => {
+    const changed = await sql.run(statement, params).catch(refused);
+    took();
+    return changed;
+  };
+  const read = <T>(statement: string, params: unknown[] = []) => sql.all<T>(statement, params).catch(refused);
+
+  /** Sent messages whose removal did not land yet: tried before anything else writes. */
+  const settleForgotten = async () => {
+    for (const id of forgotten) {
+      await write(SQL.remove, [id]);
+      forgotten.delete(id);
+    }
+  };
+  const messages = async (statement: string, params: unknown[] = []) =>
+    (await read<Row>(statement, params)).map(stored).filter(({ message }) => !forgotten.has(message.id));
+  const one = async (statement: string, params: unknown[]) => (await messages(statement, params))[0] ?? null;
+  let sweptAt = 0;
+  /** This process's changes of one record go one at a time; the compare-and-set is for other processes. */
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <R>(name: string, work: () => Promise<R>): Promise<R> => {
+    const next = (turns.get(name) ?? Promise.resolve()).then(work, work);
+    const settled = next.catch(() => undefined);
+    turns.set(name, settled);
+    void settled.then(() => turns.get(name) === settled && turns.delete(name));
+    return next;
+  };
+
+  return {
+    where,
+    health: () => health,
+    async probe() {
+      if (health.state !== "ok") sql.recover();
+      try {
+        await write(SQL.probe, []);
+        await settleForgotten();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    get: (id) => one(SQL.get, [id]),
+    list: () => messages(SQL.list),
+    due: async (now) => (await messages(SQL.due, [now])).map(({ message }) => message),
+    unclaimed: (now) => messages(SQL.unclaimed, [now]),
+    async nextDue() {
+      const [row] = await read<{ due: number | string | null }>(SQL.nextDue);
+      return row?.due == null ? null : Number(row.due);
+    },
+    async count(which) {
+      const [row] = await read<{ n: number | string }>(SQL.count, [which === "spam" ? 1 : 0]);
+      return Number(row?.n ?? 0);
+    },
+    oldestSpam: async () => (await one(SQL.oldestSpam, []))?.message ?? null,
+    async add(message, claimUntil) {
+      await settleForgotten();
+      const claim = claimUntil ?? null;
+      const held = claim === null ? [claim, 0, 1] : [claim, 1, 0];
+      const params = [...columns(message), ...held, JSON.stringify(message)];
+      return (await write(SQL.add, params)) === 1;
+    },
+    async put(message) {
+      await settleForgotten();
+      await write(SQL.put, [...columns(message), JSON.stringify(message)]);
+    },
+    async place(message, limit) {
+      await settleForgotten();
+      return (await write(SQL.place, [...columns(message), JSON.stringify(message), limit])) === 1;
+    },
+    remove: async (id) => (await write(SQL.remove, [id])) === 1,
+    forget(id) {
+      forgotten.add(id);
+      void settleForgotten().catch(() => undefined);
+    },
+    async claim(id, now, claimUntil) {
+      if (forgotten.has(id)) return null;
+      await settleForgotten();
+      const [row] = await sql
+        .all<{ body: string; claims: number | string }>(SQL.claim, [claimUntil, id, now])
+        .catch(refused);
+      took();
+      return row ? { message: JSON.parse(row.body) as Message, orphaned: Number(row.claims) > 1 } : null;
+    },
+    state: {
+      async read(name, fallback) {
+        const [row] = await read<{ value: string }>(SQL.read, [name]);
+        return row ? { ...fallback, ...(JSON.parse(row.value) as Partial<typeof fallback>) } : fallback;
+      },
+      change: (name, fallback, change) =>
+        inTurn(name, async () => {
+          for (let tries = 0; tries < CONFLICT_RETRIES; tries++) {
+            const [row] = await read<{ value: string; version: number | string }>(SQL.read, [name]);
+            const current = row
+              ? { ...fallback, ...(JSON.parse(row.value) as Partial<typeof fallback>) }
+              : fallback;
+            const { next, result } = change(current);
+            if (next === null) return result;
+            const value = JSON.stringify(next);
+            const changed = row
+              ? await write(SQL.updateRecord, [value, name, row.version])
+              : await write(SQL.insertRecord, [name, value]);
+            if (changed === 1) return result;
+          }
+          throw new StoreError(`${where}: the shared record ${name} kept changing under this process`);
+        }),
+    },
+    async claimProof(hash, now, ttlMs) {
+      if (now - sweptAt > ttlMs) {
+        sweptAt = now;
+        await write(SQL.sweepProofs, [now]);
+      }
+      return (await write(SQL.proof, [hash, now + ttlMs, now])) === 1;
+    },
+    backup: (file) =>
+      sql.backup(file).catch((error: Error) => {
+        throw new StoreError(`cannot copy ${where} to ${file}: ${error.message}`, { cause: error });
+      }),
+    async close() {
+      await settleForgotten().catch(() => undefined);
+      await sql.close();
+    },
+  };
+}
