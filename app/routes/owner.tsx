@@ -2,7 +2,8 @@
 import type { HeadersFunction, MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { OWNER_HEADERS } from "~/owner/page.server";
-import { OwnerDashboard, SignInView } from "~/owner/owner-page";
+import { OwnerDashboard } from "~/owner/dashboard";
+import { SignInView } from "~/owner/sign-in-view";
 
 export { ownerLoader as loader, ownerAction as action } from "~/owner/page.server";
 

@@ -2,7 +2,7 @@
 import { data, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { notReadyFor, OWNER_HEADERS } from "~/owner/page.server";
-import { EnrolView } from "~/owner/owner-page";
+import { EnrolView } from "~/owner/enrol-view";
 
 export const loader = ({ request }: LoaderFunctionArgs) =>
   data({ notReady: notReadyFor(request) }, { headers: OWNER_HEADERS });

@@ -15,7 +15,7 @@ const HOSTILE =
   "limit reached [click here](https://evil.example/login) <https://evil.example|Open> **urgent** @everyone `code`";
 const INERT =
   "limit reached [click here](https[:]//evil[.]example/login) <https[:]//evil[.]example|Open> **urgent** [address]";
-/** Hosts a client may link though no ASCII dot joins letters (issue 41). */
+/** Hosts a client may link though no ASCII dot joins letters (decision 058). */
 const DISGUISED = "see ｅｖｉｌ．ｅｘａｍｐｌｅ, evil。example, 0xC6.0x33.0x64.0x07, 0306.0063.0144.07";
 
 const fakes = {} as Record<AlertFormat, WebhookFake>;

@@ -1,4 +1,4 @@
-// Strangers cannot lock the owner out of /owner (issue 41), on the production server with a software passkey, on
+// Strangers cannot lock the owner out of /owner (decision 058), on the production server with a software passkey, on
 // each engine the owner's record lives in: a flood of sign-in starts from other clients beside the owner's
 // enrolment and sign-in, and kept up while the owner signs in; wrong link tokens from the owner's own address;
 // a lost challenge; a replayed answer; the signed-out page the same bytes with and without a passkey. And

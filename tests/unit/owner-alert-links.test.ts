@@ -9,7 +9,7 @@ const PAGE = "https://owner.example.test/owner";
 
 const HOSTILE =
   "limit reached [click here](https://evil.example/login) <https://evil.example|Open> **urgent** @everyone `code`";
-/** Hosts a client may link though no ASCII dot joins letters (issue 41). */
+/** Hosts a client may link though no ASCII dot joins letters (decision 058). */
 const DISGUISED =
   "see ｅｖｉｌ．ｅｘａｍｐｌｅ, evil。example, evil｡example, http：／／0xC6.0x33.0x64.0x07/x, 0306.0063.0144.07, 0x7f.1 or １２７．０．０．１ (plan 2.17 of 1.5, ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ ＠ｅｖｅｒｙｏｎｅ)";
 const DISGUISED_BROKEN = [
