@@ -35,6 +35,12 @@ export function StatusFacts({ status }: { status: RelayStatus }) {
           </>
         )}
       </Fact>
+      {status.store ? (
+        <Fact term="Store">
+          <strong className="font-semibold text-destructive">refusing writes</strong> since{" "}
+          {when(status.store.since)}: {status.store.cause}; nothing is sent until it takes them again
+        </Fact>
+      ) : null}
       {status.paused ? <Fact term="Paused">{status.paused}</Fact> : null}
       <Fact term="Waiting">
         {waiting
