@@ -47,7 +47,7 @@ export type RetryOptions = {
   deadlineMs: number;
 };
 
-// A visitor is waiting on the form: 0.8 s for a slot, then 10 s at most, under the server's 15 s drain bound (decisions 006, 050).
+// A visitor is waiting on the form: 2 s for a slot, then 10 s at most, under the server's 15 s drain bound (decisions 006, 050).
 export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,

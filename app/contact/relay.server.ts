@@ -29,7 +29,8 @@ export type Relay = {
   provider: Provider;
 };
 
-const VISITOR_SLOT_WAIT_MS = 800;
+/** A slot this near (two at the pace of one a second) is waited for: its visitor hears what EmailJS said. */
+const VISITOR_SLOT_WAIT_MS = 2_000;
 /** The owner waits at a prompt: past this, "not sent (waiting: pace)", and nothing of it goes later. */
 const OWNER_SLOT_WAIT_MS = 10_000;
 const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
@@ -218,7 +219,7 @@ export function createRelay(
       const refusedForItself = result.status >= 400 && result.status < 500 && result.status !== 429 && !hint;
       // A 429 is the pace, not a failing provider.
       if (!hint && !refusedForItself && result.status !== 429)
-        await orElse(provider.failed({ reason: FAILURE[result.failure].reason }), undefined);
+        await orElse(provider.failed({ reason: FAILURE[result.failure].reason, at: Date.now() }), undefined);
       return {
         ok: false,
         failure: result.failure,

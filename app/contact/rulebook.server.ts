@@ -86,13 +86,15 @@ export const suspected = (
   signals,
 });
 
-/** The provider's failure seen last, while no send has gone through since: it is known to be failing. */
-export type KnownFailure = { reason: ContactFailureReason } | null;
+/** The provider's failure seen last (`at`), while no send has gone through since: it is known to be failing. */
+export type KnownFailure = { reason: ContactFailureReason; at?: number } | null;
+/** A failure older than this is no longer known: a visitor's new message is tried, and a blip ends at once. */
+export const KNOWN_FAILURE_MS = 10_000;
 
 /**
  * What follows one answer of the provider: null when it was sent, else the message in its next state.
  * `knownFailure`: a message that would wait only for its slot waits for the provider instead while the
- * provider is known to fail, so its visitor hears the failure, not "sent".
+ * provider is known to fail (a failure of the last KNOWN_FAILURE_MS), so its visitor hears it, not "sent".
  */
 export function afterAttempt(
   message: Message,
@@ -109,9 +111,10 @@ export function afterAttempt(
       ...next,
       since: next.state === message.state && next.for === message.for ? message.since : now,
     }) as Message;
-  if (sent.waiting === "pace" && knownFailure) {
+  const known = knownFailure && now - (knownFailure.at ?? now) <= KNOWN_FAILURE_MS ? knownFailure : null;
+  if (sent.waiting === "pace" && known) {
     const uncertain = message.uncertain;
-    const failure = knownFailure.reason;
+    const failure = known.reason;
     return entered(
       {
         state: "waiting",

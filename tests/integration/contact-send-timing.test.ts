@@ -82,6 +82,19 @@ const alerts = (event: string) =>
   owner.accepted.filter((alert) => (alert.body as { event?: string }).event === event);
 
 describe("when the relay sends", { timeout: 180_000 }, () => {
+  it("a visitor posting a second after another waits for the slot and hears what EmailJS said: its 401", async () => {
+    await start("sqlite");
+    fake.setMode({ kind: "status", status: 401, body: "The Public Key is invalid" }, "Right after");
+    expect((await post("First of two", "203.0.113.61")).status).toBe(303);
+    const second = await post("Right after", "203.0.113.62");
+    expect([502, 503]).toContain(second.status);
+    expect(second.page).toContain("Right after");
+    const [before, after] = [fake.requests.at(-2)!, fake.requests.at(-1)!];
+    expect(after.rawBody).toContain("Right after");
+    // In its own slot: the provider's pace held (one a second), not skipped.
+    expect(after.at - before.at).toBeGreaterThanOrEqual(1_000);
+  });
+
   it("a redelivery that waited longer than the deadline for its turn is sent whole: once, never uncertain", async () => {
     await start("sqlite");
     // A 429 asking for 15 s (under the cap) holds the pace past the 10 s deadline; then a slow 200.

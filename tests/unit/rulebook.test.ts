@@ -12,6 +12,7 @@ import {
   fairOrder,
   isDue,
   KEPT_LIMIT,
+  KNOWN_FAILURE_MS,
   placeFor,
   received,
   RESERVED_FOR_NEW_CLIENTS,
@@ -61,6 +62,21 @@ describe("what follows each answer of EmailJS", () => {
     })!;
     expect(next).toMatchObject({ state: "waiting", for: "provider", failure: "upstream_unreachable" });
     expect(visitorAnswer(next)).toEqual({ ok: false, status: 502, reason: "upstream_unreachable" });
+  });
+
+  it("a failure more than KNOWN_FAILURE_MS old is no longer known: the message waits for its slot and is tried", () => {
+    const failedAt = T0 - KNOWN_FAILURE_MS;
+    const fresh = afterAttempt(post(), { ok: false, waiting: "pace" }, T0, RULES, {
+      reason: "upstream_error",
+      at: failedAt,
+    })!;
+    expect(fresh).toMatchObject({ state: "waiting", for: "provider", failure: "upstream_error" });
+    const stale = afterAttempt(post(), { ok: false, waiting: "pace" }, T0 + 1, RULES, {
+      reason: "upstream_error",
+      at: failedAt,
+    })!;
+    expect(stale).toMatchObject({ state: "waiting", for: "pace", nextAttempt: T0 + 1 });
+    expect(visitorAnswer(stale)).toEqual({ ok: true, waiting: "pace" });
   });
 
   it("the provider failed: waits for it with the backoff, doubling up to the maximum, and its visitor hears how it failed", () => {
