@@ -3,8 +3,8 @@
 // and schedules that state.
 import type { ContactLogger } from "./events.server";
 import type { Quotas } from "./limits.server";
-import type { Message, RelayOutcome } from "./message-state.server";
-import type { Relay, Sender } from "./relay.server";
+import type { Message, RelayOutcome, Sender } from "./message-state.server";
+import type { Relay } from "./relay.server";
 import { afterAttempt, waitForShare, type Rules } from "./rulebook.server";
 
 export type AttemptParts = {

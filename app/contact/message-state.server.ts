@@ -63,6 +63,9 @@ export type Message = KeptState & {
   signals?: string[];
 };
 
+/** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
+export type Sender = "visitor" | "redelivery" | "probe" | "owner";
+
 /** What the relay says of one send: sent, not sent because of what it waits for, or the provider's failure. */
 export type RelayOutcome =
   /** `refusalEnded`: this send ended the account's refusal. */

@@ -9,13 +9,14 @@ import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
 import { purged, type ContactLogger } from "./events.server";
 import { tellOwner, type Notify } from "./notify.server";
 import type { Admitted, Quotas } from "./limits.server";
-import { messageId, NOT_KEPT, type Message } from "./message-state.server";
+import { messageId, NOT_KEPT, type Message, type Sender } from "./message-state.server";
 import {
   afterRefusal,
   answerOf,
   CLAIM_MS,
   expired,
   fairOrder,
+  holdsTheRest,
   isDue,
   placeFor,
   placeLimit,
@@ -27,7 +28,7 @@ import {
 } from "./rulebook.server";
 import { ownerCommands } from "./owner-commands.server";
 import type { Delivery, Engine, Sent } from "./queue.server";
-import type { Relay, Sender } from "./relay.server";
+import type { Relay } from "./relay.server";
 import { StoreError, type Store } from "./store.server";
 
 /** Retention and the owner's alerts are looked at this often. */
@@ -242,7 +243,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
         continue;
       }
       const next = await tryHeld(message, probe ? "probe" : "redelivery", stopping);
-      if (next?.state === "waiting" && ["pace", "day_limit", "month_limit"].includes(next.for)) return;
+      if (holdsTheRest(next)) return;
     }
   }
 

@@ -14,11 +14,8 @@ import {
 } from "./emailjs.server";
 import { createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "./events.server";
-import { FAILURE, messageId, type RelayOutcome } from "./message-state.server";
-import { accountRefusal } from "./rulebook.server";
-
-/** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
-export type Sender = "visitor" | "redelivery" | "probe" | "owner";
+import { FAILURE, messageId, type RelayOutcome, type Sender } from "./message-state.server";
+import { accountRefusal, paceIntervalMs, slotWaitMs } from "./rulebook.server";
 
 export type Relay = {
   send(
@@ -29,17 +26,6 @@ export type Relay = {
   provider: Provider;
 };
 
-/** A slot this near (two at the pace of one a second) is waited for: its visitor hears what EmailJS said. */
-const VISITOR_SLOT_WAIT_MS = 2_000;
-/** The owner waits at a prompt: past this, "not sent (waiting: pace)", and nothing of it goes later. */
-const OWNER_SLOT_WAIT_MS = 10_000;
-const BACKGROUND_SLOT_WAIT_MS = 5 * 60_000;
-const SLOT_WAIT_MS: Record<Sender, number> = {
-  visitor: VISITOR_SLOT_WAIT_MS,
-  owner: OWNER_SLOT_WAIT_MS,
-  redelivery: BACKGROUND_SLOT_WAIT_MS,
-  probe: BACKGROUND_SLOT_WAIT_MS,
-};
 const DEFAULT_PAUSE_MS = 5_000;
 
 /** The provider's pace: a shared record on SQLite; on the queue BullMQ's limiter (decisions 046, 053). */
@@ -49,7 +35,6 @@ export type Pacing = {
   pause(ms: number): Promise<void>;
 };
 
-const MARGIN = 1.05;
 /** A visitor looks again this often; the background comes this much after a slot frees, so visitors go first. */
 const VISITOR_POLL_MS = 25;
 const BACKGROUND_GRACE_MS = 60;
@@ -59,7 +44,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pace as a shared record: the server and the owner's CLI take their slots from the same one. */
 function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
-  const intervalMs = Math.ceil((1_000 / maxPerSecond) * MARGIN);
+  const intervalMs = paceIntervalMs(maxPerSecond);
   const graceMs = Math.min(BACKGROUND_GRACE_MS, Math.ceil(intervalMs / 4));
   type Pace = { freeAt: number };
   const PACE = "pace";
@@ -158,7 +143,7 @@ export function createRelay(
       const slot = (maxWaitMs: number) =>
         pacing.slot(
           who === "visitor" ? "visitor" : "background",
-          Math.min(maxWaitMs, SLOT_WAIT_MS[who]),
+          Math.min(maxWaitMs, slotWaitMs(who)),
           stopping,
         );
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);

@@ -13,6 +13,7 @@ import {
   type KeptState,
   type Message,
   type RelayOutcome,
+  type Sender,
   type Sent,
 } from "./message-state.server";
 
@@ -189,6 +190,20 @@ export const isDue = (message: Message, now: number) =>
 
 /** How long a send holds a message before another process may take it (then it may have arrived). */
 export const CLAIM_MS = 60_000;
+
+/**
+ * How long each sender waits for a slot at the provider's pace. A visitor whose slot is this near (two at one
+ * a second) hears what EmailJS says; the owner waits at a prompt; the background never past its claim.
+ */
+export const slotWaitMs = (who: Sender): number =>
+  ({ visitor: 2_000, owner: 10_000, redelivery: CLAIM_MS / 2, probe: CLAIM_MS / 2 })[who];
+
+/** The time between two requests at `maxPerSecond`, with a margin for the provider's own clock (decision 046). */
+export const paceIntervalMs = (maxPerSecond: number) => Math.ceil((1_000 / maxPerSecond) * 1.05);
+
+/** A message left waiting for the pace or the budget: the rest of a backlog waits behind it too. */
+export const holdsTheRest = (next: Message | null) =>
+  next?.state === "waiting" && ["pace", "day_limit", "month_limit"].includes(next.for);
 
 /** Taken after its previous sender's claim ran out: that send may have arrived. */
 export const taken = ({ message, orphaned }: { message: Message; orphaned: boolean }): Message =>

@@ -11,8 +11,12 @@ import {
   expired,
   fairOrder,
   isDue,
+  CLAIM_MS,
+  holdsTheRest,
   KEPT_LIMIT,
   KNOWN_FAILURE_MS,
+  paceIntervalMs,
+  slotWaitMs,
   placeFor,
   received,
   RESERVED_FOR_NEW_CLIENTS,
@@ -240,5 +244,25 @@ describe("the alerts due", () => {
     expect(alertsDue(first.ledger, fresh, T0 + DAY + 2 * H, RULES).alerts).toEqual([
       { kind: "spam_digest", count: 1, day: "2026-11-29" },
     ]);
+  });
+});
+
+describe("what each sender waits for its slot", () => {
+  it("a visitor two slots at one a second, the owner 10 s, the background never past its claim", () => {
+    expect(slotWaitMs("visitor")).toBeGreaterThanOrEqual(2 * paceIntervalMs(1) - 100);
+    expect(slotWaitMs("owner")).toBe(10_000);
+    for (const who of ["redelivery", "probe"] as const) expect(slotWaitMs(who)).toBeLessThan(CLAIM_MS);
+  });
+
+  it("the pace keeps a margin over the provider's limit", () => {
+    expect(paceIntervalMs(1)).toBe(1_050);
+    expect(paceIntervalMs(4)).toBe(263);
+  });
+
+  it("a message left waiting for the pace or the budget holds the rest of a backlog; one sent or failed does not", () => {
+    const waiting = afterAttempt(post(), { ok: false, waiting: "pace" }, T0, RULES);
+    expect(holdsTheRest(waiting)).toBe(true);
+    expect(holdsTheRest(null)).toBe(false);
+    expect(holdsTheRest(afterAttempt(post(), failed(), T0, RULES))).toBe(false);
   });
 });
