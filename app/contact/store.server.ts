@@ -164,8 +164,13 @@ export function createStore(
       forgotten.delete(id);
     }
   };
-  const messages = async (statement: string, params: unknown[] = []) =>
-    (await read<Row>(statement, params)).map(stored).filter(({ message }) => !forgotten.has(message.id));
+  /** Without forgotten messages, also those forgotten when it began: it may read a row whose removal lands meanwhile. */
+  const messages = async (statement: string, params: unknown[] = []) => {
+    const hidden = new Set(forgotten);
+    return (await read<Row>(statement, params))
+      .map(stored)
+      .filter(({ message }) => !hidden.has(message.id) && !forgotten.has(message.id));
+  };
   const one = async (statement: string, params: unknown[]) => (await messages(statement, params))[0] ?? null;
   let sweptAt = 0;
   /** This process's changes of one record go one at a time; the compare-and-set is for other processes. */
