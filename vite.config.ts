@@ -11,6 +11,9 @@ const LOADS_THE_MACHINE = [
   "tests/integration/queue-instances.test.ts",
 ];
 
+/** One PostgreSQL server for the integration tests of a run, after the run's temporary folder is made. */
+const POSTGRES = "tests/support/postgres-server.ts";
+
 export default defineConfig(({ isSsrBuild }) => ({
   // remix.config.js holds the Remix options; the Vite plugin only sees them here.
   // socialAssets draws the preview image and icons (social/vite-plugin.ts).
@@ -48,6 +51,7 @@ export default defineConfig(({ isSsrBuild }) => ({
           include: ["tests/integration/**/*.test.{ts,tsx}"],
           exclude: LOADS_THE_MACHINE,
           testTimeout: 30_000,
+          globalSetup: [POSTGRES],
         },
       },
       {
@@ -56,6 +60,7 @@ export default defineConfig(({ isSsrBuild }) => ({
           name: "integration-alone",
           include: LOADS_THE_MACHINE,
           testTimeout: 30_000,
+          globalSetup: [POSTGRES],
           poolOptions: { forks: { singleFork: true } },
           sequence: { groupOrder: 1 },
         },

@@ -36,6 +36,8 @@ export type AppConfig = RelayLimits & {
   /** As Express's `trust proxy` takes it: a hop count (0: none) or addresses (decision 034). */
   trustProxy: number | string[];
   redisUrl: string | null;
+  /** DATABASE_URL: the store on PostgreSQL, for every replica; null: the SQLite file in OUTBOX_DIR. A secret. */
+  databaseUrl: string | null;
   port: number;
   host: string | null;
   /** Signs the theme and flash cookies (decision 018). */
@@ -113,6 +115,10 @@ const envSchema = z.object({
     (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
     z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
   ),
+  DATABASE_URL: z.preprocess(
+    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+    z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
+  ),
   SITE_URL: z.preprocess(
     (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
     z
@@ -187,7 +193,7 @@ export function loadConfig(
 
   if (!e.REDIS_URL) {
     logger.info(
-      "[contact] REDIS_URL is not set: the contact limits are kept by this process; kept messages, used proofs, the send budget and the provider's state are kept in OUTBOX_DIR/outbox.sqlite. Several replicas need REDIS_URL.",
+      `[contact] REDIS_URL is not set: the contact limits are kept by this process; kept messages, used proofs, the send budget and the provider's state are kept in ${e.DATABASE_URL ? "the PostgreSQL database of DATABASE_URL" : "OUTBOX_DIR/outbox.sqlite"}. Several replicas need REDIS_URL.`,
     );
   }
 
@@ -219,6 +225,7 @@ export function loadConfig(
     },
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL ?? null,
+    databaseUrl: e.DATABASE_URL ?? null,
     port: e.PORT,
     host: e.HOST ?? null,
     sessionSecret: e.SESSION_SECRET ?? PROCESS_SECRET,

@@ -13,6 +13,7 @@ import { createSqliteEngine } from "./queue-sqlite.server";
 import { createRelay, relayParts } from "./relay.server";
 import { redisState } from "./shared-state.server";
 import { createSpamScore } from "./spam-score.server";
+import { openPostgresStore } from "./store-postgres.server";
 import { openSqliteStore } from "./store-sqlite.server";
 
 export type ContactServices = Awaited<ReturnType<typeof createContactServices>>;
@@ -27,8 +28,11 @@ export async function createContactServices(
     retry,
   }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
 ) {
-  // One SQLite file in OUTBOX_DIR: everything without Redis; with it, where a message waits while Redis is away.
-  const db = await openSqliteStore(config.mail.outboxDir, log);
+  // The PostgreSQL database of DATABASE_URL, else one SQLite file in OUTBOX_DIR: everything without Redis; with
+  // it, where a message waits while Redis is away.
+  const db = config.databaseUrl
+    ? await openPostgresStore(config.databaseUrl, log)
+    : await openSqliteStore(config.mail.outboxDir, log);
   // Its commands wait for the connection up to the client's command timeout (1 s), then fail.
   const state = redis ? redisState(redis.client.duplicate({ enableOfflineQueue: true })) : db.state;
   const { notify, settled } = createNotify(config, state, log);

@@ -1,5 +1,6 @@
 // The relay's one store as an async port: kept messages and their claims, the shared records, used proofs.
-// Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts) only runs them.
+// Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts,
+// store-postgres.server.ts) only runs them.
 import type { Message } from "./message-state.server";
 import type { SharedState } from "./shared-state.server";
 
@@ -63,8 +64,15 @@ export type Store = {
   close(): Promise<void>;
 };
 
-/** What the store says of itself, once for each change: it refuses (and why), or takes writes again. */
-export type StoreEvent = { outcome: "store_refusing"; cause: string } | { outcome: "store_ok" };
+/**
+ * What the store says of itself, once for each change: it refuses (and why), or takes writes again. A store
+ * on a database server also says that it waits for one it cannot reach at start, or lost an idle connection.
+ */
+export type StoreEvent =
+  | { outcome: "store_refusing"; cause: string }
+  | { outcome: "store_ok" }
+  | { outcome: "store_waiting"; where: string; cause: string }
+  | { outcome: "store_connection_lost"; cause: string };
 
 /** The schema, one step per version; both databases take each statement. */
 export const MIGRATIONS: string[][] = [
@@ -164,8 +172,13 @@ export function createStore(
       forgotten.delete(id);
     }
   };
-  const messages = async (statement: string, params: unknown[] = []) =>
-    (await read<Row>(statement, params)).map(stored).filter(({ message }) => !forgotten.has(message.id));
+  /** Without forgotten messages, also those forgotten when it began: it may read a row whose removal lands meanwhile. */
+  const messages = async (statement: string, params: unknown[] = []) => {
+    const hidden = new Set(forgotten);
+    return (await read<Row>(statement, params))
+      .map(stored)
+      .filter(({ message }) => !hidden.has(message.id) && !forgotten.has(message.id));
+  };
   const one = async (statement: string, params: unknown[]) => (await messages(statement, params))[0] ?? null;
   let sweptAt = 0;
   /** This process's changes of one record go one at a time; the compare-and-set is for other processes. */

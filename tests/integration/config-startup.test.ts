@@ -1,9 +1,10 @@
-// The production server (build/server.js) refuses a bad environment, or a Node older than .nvmrc's, with one
-// line on stderr naming what is wrong, exit code 1, nothing printed before it and no stack trace.
+// The production server (build/server.js) refuses a bad environment, a store it cannot open, or a Node older than
+// .nvmrc's, with one line on stderr naming what is wrong, exit code 1, no stack trace; DATABASE_URL is its store.
 import { spawn, spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
-import { ROOT } from "../support/app-server";
+import { ROOT, startAppServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
+import { freshDatabase } from "../support/postgres-server";
 
 /** Starts `npm start`'s command (or `script`, on `node`) with `env`; resolves with its exit code and output. */
 function start(env: Record<string, string>, script = "build/server.js", node = [process.execPath]) {
@@ -44,6 +45,59 @@ it("some EmailJS ids without the others: one line naming the missing ones and no
   );
   expect(stdout).toBe("");
   expect(code).toBe(1);
+}, 60_000);
+
+/** The settings whose absence the server warns of on stderr, set: a refusal is then its one line. */
+const QUIET = { TRUST_PROXY: "loopback", SESSION_SECRET: "a-session-secret-of-32-characters" };
+
+it("a DATABASE_URL that is not PostgreSQL's: one line naming it and not its value, exit 1", async () => {
+  const { code, stdout, stderr } = await start({
+    PORT: String(await freePort()),
+    DATABASE_URL: "mysql://portfolio:pg-PASSWORD@db/portfolio",
+  });
+  expect(stderr).toBe(
+    "ConfigError: Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL\n",
+  );
+  expect(stdout).toBe("");
+  expect(code).toBe(1);
+}, 60_000);
+
+it("a DATABASE_URL whose password the server refuses: one StoreError line naming the database, never the password, exit 1", async () => {
+  const url = new URL(await freshDatabase());
+  url.password = "pg-PASSWORD-wrong";
+  const { code, stdout, stderr } = await start({
+    PORT: String(await freePort()),
+    DATABASE_URL: url.href,
+    ...QUIET,
+  });
+  expect(stderr).toBe(
+    `StoreError: cannot open the PostgreSQL database ${url.pathname.slice(1)} at ${url.host}: ` +
+      `password authentication failed for user "${url.username}"\n`,
+  );
+  expect(stdout).not.toContain(url.password);
+  expect(code).toBe(1);
+}, 60_000);
+
+it("with a DATABASE_URL the server opens its store in that database, and names it without the password", async () => {
+  const url = new URL(await freshDatabase());
+  // Relay mode, so that the redelivery loop starts and says what the store holds; nothing is sent.
+  const relay = {
+    EMAILJS_PUBLIC_KEY: "pk_config",
+    EMAILJS_SERVICE_ID: "svc_config",
+    EMAILJS_TEMPLATE_ID: "tpl_config",
+    EMAILJS_API_URL: `http://127.0.0.1:${await freePort()}`,
+  };
+  const server = await startAppServer({ env: { DATABASE_URL: url.href, ...relay } });
+  try {
+    await expect
+      .poll(server.output)
+      .toContain(
+        `"outcome":"store_opened","where":"the PostgreSQL database ${url.pathname.slice(1)} at ${url.host}","kept":0,"spam":0`,
+      );
+    expect(server.output()).not.toContain(url.password);
+  } finally {
+    await server.stop();
+  }
 }, 60_000);
 
 /** This Node, told it is Node 20 before anything of ours runs. */

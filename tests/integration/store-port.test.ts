@@ -1,11 +1,13 @@
-// The store port's contract, held by every adapter: messages and their claims between two connections, places,
-// shared records, used proofs, sent messages forgotten. Then what only the SQLite file does: another
-// connection's lock, the checkpoint when idle, backups, files it refuses to open.
+// The store port's contract, held by every adapter (SQLite, PostgreSQL): messages and their claims between two
+// connections, places, shared records, used proofs, sent messages forgotten. Then what only the SQLite file
+// does (another connection's lock, the checkpoint when idle, backups, files it refuses to open), and what only
+// the PostgreSQL server does (another session's lock, a server that is away, logins and schemas it refuses).
 import { spawnSync } from "node:child_process";
 import { copyFile, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "~/contact/message-state.server";
 import {
@@ -17,12 +19,23 @@ import {
   taken,
   type Rules,
 } from "~/contact/rulebook.server";
+import { openPostgresStore } from "~/contact/store-postgres.server";
 import { DATABASE_FILE, openSqliteStore } from "~/contact/store-sqlite.server";
-import { StoreError, type Store, type StoreEvent } from "~/contact/store.server";
+import { MIGRATIONS, StoreError, type Store, type StoreEvent } from "~/contact/store.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
+import { freshDatabase, startPostgresServer } from "../support/postgres-server";
 
 type Adapter = { name: string; open: (dir: string, log: (event: StoreEvent) => void) => Promise<Store> };
-const ADAPTERS: Adapter[] = [{ name: "SQLite", open: (dir, log) => openSqliteStore(dir, log) }];
+/** A test's folder stands for its own database on the run's server: one made the first time it is opened. */
+const databases = new Map<string, Promise<string>>();
+const databaseFor = (dir: string) => {
+  if (!databases.has(dir)) databases.set(dir, freshDatabase());
+  return databases.get(dir)!;
+};
+const ADAPTERS: Adapter[] = [
+  { name: "SQLite", open: (dir, log) => openSqliteStore(dir, log) },
+  { name: "PostgreSQL", open: async (dir, log) => openPostgresStore(await databaseFor(dir), log) },
+];
 
 const T0 = Date.parse("2026-12-01T12:00:00Z");
 const S = 1_000;
@@ -546,5 +559,139 @@ describe("the store port on SQLite, where only the file can show it", () => {
     const opening = openSqliteStore(dir, () => undefined);
     await expect(opening).rejects.toBeInstanceOf(StoreError);
     await expect(opening).rejects.toThrow(/^cannot open .*: it was written by a newer version \(schema 99;/);
+  });
+});
+
+describe("the store port on PostgreSQL, where only a server can show it", () => {
+  let url: string;
+  let events: StoreEvent[];
+  const opened = new Set<Store>();
+  const sessions: pg.Client[] = [];
+  beforeEach(async () => {
+    url = await freshDatabase();
+    events = [];
+  });
+  afterEach(async () => {
+    for (const session of sessions.splice(0)) await session.end().catch(() => undefined);
+    for (const store of opened) await store.close();
+    opened.clear();
+  });
+  const open = async (target = url) => {
+    const store = await openPostgresStore(target, (event) => events.push(event));
+    opened.add(store);
+    return store;
+  };
+  const outcomes = () => events.map((event) => event.outcome);
+  /** The database in the store's words: its name and server, as the URL gives them. */
+  const named = (target: string) => {
+    const { pathname, hostname, port } = new URL(target);
+    return `the PostgreSQL database ${pathname.slice(1)} at ${hostname}:${port}`;
+  };
+  /** Another process's session, as psql would hold one: a connection of its own. */
+  async function session(target = url) {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    sessions.push(client);
+    return client;
+  }
+  const column = async (query: string, target = url) =>
+    (await (await session(target)).query<{ value: unknown }>(query)).rows.map(({ value }) => value);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("a put under another session's ACCESS EXCLUSIVE lock waits without blocking the event loop, fails closed past the lock timeout, and takes writes once released", async () => {
+    const store = await open();
+    const message = failedOnce("Waits for the lock");
+    const locker = await session();
+    await locker.query("BEGIN");
+    await locker.query("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE");
+    let settled = false;
+    const putting = store.put(message).finally(() => (settled = true));
+    const refused = expect(putting).rejects.toBeInstanceOf(StoreError);
+    let turns = 0;
+    while (turns < 100 && !settled) {
+      await turn();
+      turns++;
+    }
+    expect({ turns, settled }).toEqual({ turns: 100, settled: false });
+
+    await refused;
+    expect(store.health()).toMatchObject({ state: "refusing" });
+    expect(events).toEqual([{ outcome: "store_refusing", cause: "canceling statement due to lock timeout" }]);
+    await locker.query("ROLLBACK");
+    expect(await store.probe()).toBe(true);
+    expect(store.health()).toEqual({ state: "ok" });
+    await store.put(message);
+    expect(await column("SELECT id AS value FROM messages")).toEqual([message.id]);
+    expect(outcomes()).toEqual(["store_refusing", "store_ok"]);
+  }, 20_000);
+
+  it("unreachable: waits at start, saying so once without the password; answers StoreError while its server is down, and takes writes again when it is back", async () => {
+    const server = await startPostgresServer();
+    try {
+      const target = await freshDatabase(server.url);
+      await server.stop();
+      const opening = open(target);
+      await expect.poll(outcomes).toEqual(["store_waiting"]);
+      expect(events[0]).toMatchObject({ where: named(target) });
+      await server.start();
+      const store = await opening;
+      const message = failedOnce("Kept across a restart");
+      await store.put(message);
+
+      await server.stop();
+      await expect(store.put(failedOnce("Posted while it is down"))).rejects.toBeInstanceOf(StoreError);
+      await expect(store.list()).rejects.toBeInstanceOf(StoreError);
+      expect(store.health()).toMatchObject({ state: "refusing" });
+      await server.start();
+      await expect.poll(() => store.probe()).toBe(true);
+      expect((await store.list()).map(({ message: kept }) => kept)).toEqual([message]);
+      expect(outcomes()).toEqual(["store_waiting", "store_connection_lost", "store_refusing", "store_ok"]);
+      expect(JSON.stringify(events)).not.toContain(new URL(target).password);
+    } finally {
+      await server.remove();
+    }
+  }, 60_000);
+
+  it("a bad URL, a refused or missing password, or a missing database, is one StoreError naming the database, never the password", async () => {
+    await expect(
+      openPostgresStore("postgres://portfolio:SECRET@[broken/db", () => undefined),
+    ).rejects.toThrow(new StoreError("cannot open the PostgreSQL database: DATABASE_URL is not a URL"));
+    const wrong = new URL(url);
+    wrong.password = "not-the-SECRET-password";
+    await expect(openPostgresStore(wrong.href, () => undefined)).rejects.toThrow(
+      new StoreError(
+        `cannot open ${named(url)}: password authentication failed for user "${wrong.username}"`,
+      ),
+    );
+    const missing = new URL(url);
+    missing.pathname = "/no_such_database";
+    await expect(openPostgresStore(missing.href, () => undefined)).rejects.toThrow(
+      new StoreError(`cannot open ${named(missing.href)}: database "no_such_database" does not exist`),
+    );
+    const none = new URL(url);
+    none.password = "";
+    await expect(openPostgresStore(none.href, () => undefined)).rejects.toThrow(
+      new StoreError(
+        `cannot open ${named(url)}: SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string`,
+      ),
+    );
+  });
+
+  it("instances starting at once migrate the database once; one written with a newer schema is refused, naming it", async () => {
+    await Promise.all([open(), open(), open()]);
+    expect(await column("SELECT version AS value FROM schema_migrations ORDER BY version")).toEqual(
+      MIGRATIONS.map((_, index) => index + 1),
+    );
+    await (await session()).query("INSERT INTO schema_migrations (version) VALUES (99)");
+    await expect(openPostgresStore(url, () => undefined)).rejects.toThrow(
+      new StoreError(
+        `cannot open ${named(url)}: it was written by a newer version (schema 99; this one knows ${MIGRATIONS.length})`,
+      ),
+    );
+  });
+
+  it("backup() refuses, naming pg_dump", async () => {
+    const store = await open();
+    await expect(store.backup("/nowhere/copy")).rejects.toThrow(/^cannot copy .* with pg_dump/);
   });
 });

@@ -48,6 +48,7 @@ describe("defaults", () => {
       redelivery: { firstSeconds: 60, uncertainSeconds: 900, maxSeconds: 3600, forHours: 72 },
       trustProxy: 0,
       redisUrl: null,
+      databaseUrl: null,
       port: 3000,
       host: null,
       sessionSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -115,6 +116,7 @@ describe("defaults", () => {
       OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
       REDIS_URL: "redis://:SECRET@redis:6379/0",
+      DATABASE_URL: "postgres://portfolio:SECRET@db:5432/portfolio",
       SITE_URL: "https://example.com/ignored/path",
       PORT: "8080",
       HOST: "127.0.0.1",
@@ -146,6 +148,7 @@ describe("defaults", () => {
       redelivery: { firstSeconds: 5, uncertainSeconds: 50, maxSeconds: 500, forHours: 24 },
       trustProxy: 2,
       redisUrl: "redis://:SECRET@redis:6379/0",
+      databaseUrl: "postgres://portfolio:SECRET@db:5432/portfolio",
       port: 8080,
       host: "127.0.0.1",
       sessionSecret: SECRET,
@@ -183,6 +186,18 @@ describe("defaults", () => {
 
   it("an empty REDIS_URL keeps the limit in memory", () => {
     expect(load({ REDIS_URL: " " }).config.redisUrl).toBeNull();
+  });
+
+  it("an empty DATABASE_URL keeps the store in OUTBOX_DIR; postgresql:// is taken too, and the start-up line says where", () => {
+    expect(load({ DATABASE_URL: " " }).config.databaseUrl).toBeNull();
+    const { config, lines } = load({ DATABASE_URL: "postgresql://portfolio:pg-PASSWORD@db/portfolio" });
+    expect(config.databaseUrl).toBe("postgresql://portfolio:pg-PASSWORD@db/portfolio");
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^info \[contact\] REDIS_URL is not set: .* kept in the PostgreSQL database of DATABASE_URL\./,
+      ),
+    );
+    expect(lines.join("\n")).not.toContain("pg-PASSWORD");
   });
 
   it("empty ids count as unset (NAME= in an env file)", () => {
@@ -226,6 +241,8 @@ describe("the server refuses to start", () => {
     ["CONTACT_BLOCKLIST", "@SECRET"],
     ["REDIS_URL", "http://:SECRET@redis:6379"],
     ["REDIS_URL", "redis-SECRET"],
+    ["DATABASE_URL", "mysql://portfolio:SECRET@db/portfolio"],
+    ["DATABASE_URL", "portfolio:SECRET@db"],
     ["OWNER_ALERT_URL", "ftp://SECRET.example/hook"],
     ["OWNER_ALERT_URL", "hooks-SECRET"],
     // fetch refuses a URL with credentials: every alert would fail.
