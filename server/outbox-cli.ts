@@ -32,6 +32,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
     toName: site.name,
     redis,
     log: () => {},
+    waitForStore: false,
   });
   try {
     if (command === "owner-link") return await printOwnerLink(config, state);

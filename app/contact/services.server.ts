@@ -26,12 +26,20 @@ export async function createContactServices(
     redis = null,
     log = logContactEvent,
     retry,
-  }: { toName: string; redis?: RedisLink | null; log?: ContactLogger; retry?: RetryOptions },
+    waitForStore = true,
+  }: {
+    toName: string;
+    redis?: RedisLink | null;
+    log?: ContactLogger;
+    retry?: RetryOptions;
+    /** A server waits for a database it cannot reach yet; the owner's CLI says so and stops. */
+    waitForStore?: boolean;
+  },
 ) {
   // The PostgreSQL database of DATABASE_URL, else one SQLite file in OUTBOX_DIR: everything without Redis; with
   // it, where a message waits while Redis is away.
   const db = config.databaseUrl
-    ? await openPostgresStore(config.databaseUrl, log)
+    ? await openPostgresStore(config.databaseUrl, log, { wait: waitForStore })
     : await openSqliteStore(config.mail.outboxDir, log);
   // Its commands wait for the connection up to the client's command timeout (1 s), then fail.
   const state = redis ? redisState(redis.client.duplicate({ enableOfflineQueue: true })) : db.state;

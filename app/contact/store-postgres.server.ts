@@ -87,10 +87,15 @@ async function migrate(pool: pg.Pool) {
 }
 
 /**
- * The store in the database at `url`. One that cannot be reached yet is waited for, said once; a bad URL,
+ * The store in the database at `url`. One that cannot be reached yet is waited for, said once (with `wait`
+ * false, the owner's CLI, it is a StoreError); a bad URL,
  * a refused login, a missing database or a newer schema throws a StoreError in one line, without the password.
  */
-export async function openPostgresStore(url: string, log: (event: StoreEvent) => void): Promise<Store> {
+export async function openPostgresStore(
+  url: string,
+  log: (event: StoreEvent) => void,
+  { wait = true }: { wait?: boolean } = {},
+): Promise<Store> {
   const where = whereIs(url);
   const pool = new pg.Pool({
     connectionString: url,
@@ -114,9 +119,10 @@ export async function openPostgresStore(url: string, log: (event: StoreEvent) =>
       await migrate(pool);
       break;
     } catch (error) {
-      if (error instanceof StoreError || !transient(error)) {
+      if (error instanceof StoreError || !transient(error) || !wait) {
         await pool.end().catch(() => undefined);
-        throw new StoreError(`cannot open ${where}: ${(error as Error).message}`, { cause: error });
+        const why = transient(error) ? "cannot reach" : "cannot open";
+        throw new StoreError(`${why} ${where}: ${(error as Error).message}`, { cause: error });
       }
       if (!waited) log({ outcome: "store_waiting", where, cause: (error as Error).message });
       waited = true;

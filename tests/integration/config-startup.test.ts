@@ -6,10 +6,10 @@ import { ROOT, startAppServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { freshDatabase } from "../support/postgres-server";
 
-/** Starts `npm start`'s command (or `script`, on `node`) with `env`; resolves with its exit code and output. */
+/** Starts `npm start`'s command (or `script` and its words, on `node`) with `env`; resolves with its exit code and output. */
 function start(env: Record<string, string>, script = "build/server.js", node = [process.execPath]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(node[0]!, [...node.slice(1), script], {
+    const child = spawn(node[0]!, [...node.slice(1), ...script.split(" ")], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -75,6 +75,20 @@ it("a DATABASE_URL whose password the server refuses: one StoreError line naming
       `password authentication failed for user "${url.username}"\n`,
   );
   expect(stdout).not.toContain(url.password);
+  expect(code).toBe(1);
+}, 60_000);
+
+it("the owner's CLI with a DATABASE_URL nobody answers: one StoreError line naming the database, exit 1, no wait", async () => {
+  const url = new URL(await freshDatabase());
+  url.port = String(await freePort());
+  const { code, stdout, stderr } = await start({ DATABASE_URL: url.href, ...QUIET }, "build/outbox.js list");
+  expect(stderr).toMatch(
+    new RegExp(
+      `^StoreError: cannot reach the PostgreSQL database ${url.pathname.slice(1)} at ${url.host}: .+\n$`,
+    ),
+  );
+  expect(stdout).toBe("");
+  expect(stderr).not.toContain(url.password);
   expect(code).toBe(1);
 }, 60_000);
 
