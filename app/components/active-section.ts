@@ -1,5 +1,5 @@
 // Which section the header marks as active while the visitor scrolls (docs/product.md).
-import { useEffect, useState } from "react";
+import { startTransition, useEffect, useState } from "react";
 
 export const ACTIVE_SECTION_OFFSET = 100;
 
@@ -33,7 +33,8 @@ export function useActiveSection(ids: readonly string[]) {
       });
       const root = document.documentElement;
       const atBottom = window.innerHeight + window.scrollY >= root.scrollHeight - 2;
-      setActive(pickActiveSection(boxes, { atBottom }));
+      // A transition: the header's tooltips may not have hydrated yet (decision 061).
+      startTransition(() => setActive(pickActiveSection(boxes, { atBottom })));
     };
     const schedule = () => {
       if (!frame) frame = requestAnimationFrame(measure);

@@ -1,5 +1,5 @@
 import type { KeyboardEvent } from "react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { startTransition, useEffect, useMemo, useRef, useState } from "react";
 import { ThemeToggle } from "~/theme/theme-toggle";
 import { buttonClass } from "~/components/ui/button";
 import { CloseIcon, MenuIcon } from "~/components/ui/icons";
@@ -46,17 +46,47 @@ function NavLinks({
   );
 }
 
+/** Its own state, so that dropping the no-JS fallback re-renders only this, not the header's tooltips. */
+function MobileNav({
+  items,
+  active,
+  open,
+  onChoose,
+}: {
+  items: readonly NavItem[];
+  active: string | null;
+  open: boolean;
+  onChoose: () => void;
+}) {
+  const [hydrated, setHydrated] = useState(false);
+  // From here on state alone shows the menu: a #mobile-nav left in the URL must not pin it open. A transition,
+  // as the header's setOpen from that URL is: both land in one render, and the open menu never blinks shut.
+  useEffect(() => startTransition(() => setHydrated(true)), []);
+  return (
+    <nav
+      id={MOBILE_NAV_ID}
+      aria-label="Mobile"
+      className={cn(
+        "border-t border-border/70 bg-background shadow-lg md:hidden",
+        open ? "block" : hydrated ? "hidden" : "hidden target:block",
+      )}
+    >
+      <div className="container py-3">
+        <NavLinks items={items} active={active} onChoose={onChoose} vertical />
+      </div>
+    </nav>
+  );
+}
+
 export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[] }) {
   const ids = useMemo(() => nav.map((item) => item.id), [nav]);
   const active = useActiveSection(ids);
   const [open, setOpen] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
   const menuButton = useRef<HTMLAnchorElement>(null);
 
   useEffect(() => {
-    // From here on state alone shows the menu: a #mobile-nav left in the URL must not pin it open.
-    setHydrated(true);
-    if (window.location.hash === `#${MOBILE_NAV_ID}`) setOpen(true);
+    // A transition, so the menu button's tooltip hydrates first (decision 061).
+    if (window.location.hash === `#${MOBILE_NAV_ID}`) startTransition(() => setOpen(true));
   }, []);
 
   useEffect(() => {
@@ -120,18 +150,7 @@ export function SiteHeader({ name, nav }: { name: string; nav: readonly NavItem[
           </Tooltip>
         </div>
       </div>
-      <nav
-        id={MOBILE_NAV_ID}
-        aria-label="Mobile"
-        className={cn(
-          "border-t border-border/70 bg-background shadow-lg md:hidden",
-          open ? "block" : hydrated ? "hidden" : "hidden target:block",
-        )}
-      >
-        <div className="container py-3">
-          <NavLinks items={nav} active={active} onChoose={() => setOpen(false)} vertical />
-        </div>
-      </nav>
+      <MobileNav items={nav} active={active} open={open} onChoose={() => setOpen(false)} />
     </header>
   );
 }

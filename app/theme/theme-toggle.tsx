@@ -1,6 +1,6 @@
 import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { FormEvent } from "react";
-import { useEffect } from "react";
+import { memo, useEffect } from "react";
 import { buttonClass } from "~/components/ui/button";
 import { MoonIcon, SunIcon } from "~/components/ui/icons";
 import { Tooltip } from "~/components/ui/tooltip";
@@ -31,7 +31,8 @@ function storedTheme() {
 }
 
 // Icon and label follow the <html> class through CSS: the server cannot know a localStorage-only theme.
-export function ThemeToggle() {
+// Memoised: the header's menu state must not re-render its tooltip before that hydrates (decision 061).
+export const ThemeToggle = memo(function ThemeToggle() {
   // Pages never read the query string (decision 015).
   const { pathname } = useLocation();
   const serverTheme = useRouteLoaderData<typeof rootLoader>("root")?.theme;
@@ -70,4 +71,4 @@ export function ThemeToggle() {
       </Tooltip>
     </form>
   );
-}
+});

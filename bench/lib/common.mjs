@@ -27,9 +27,10 @@ export function p99(values) {
   return v.length ? v[Math.min(v.length - 1, Math.floor(0.99 * v.length))] : null;
 }
 
-/** The median of every figure of the runs (lists are left out). */
+/** The median of every figure of the runs (lists and objects are left out). */
 export function medians(perRun) {
-  const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => !Array.isArray(perRun[0][k])) : [];
+  const figure = (v) => v === null || typeof v !== "object";
+  const keys = perRun.length ? Object.keys(perRun[0]).filter((k) => figure(perRun[0][k])) : [];
   return Object.fromEntries(keys.map((k) => [k, median(perRun.map((r) => r[k]))]));
 }
 

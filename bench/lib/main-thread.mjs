@@ -12,6 +12,54 @@ const PHONE = {
   hasTouch: true,
 };
 
+/** Trace events, by name, to the part of a task they are: the innermost one that covers a moment names it. */
+const PART_OF = {
+  EvaluateScript: "evaluation",
+  "v8.evaluateModule": "evaluation",
+  "v8.compileModule": "evaluation",
+  "v8.compile": "evaluation",
+  FunctionCall: "script",
+  TimerFire: "script",
+  FireAnimationFrame: "script",
+  EventDispatch: "script",
+  RunMicrotasks: "script",
+  "v8.callFunction": "script",
+  ParseHTML: "parsing",
+  ParseAuthorStyleSheet: "parsing",
+  UpdateLayoutTree: "rendering",
+  Layout: "rendering",
+  PrePaint: "rendering",
+  Paint: "rendering",
+  Layerize: "rendering",
+  Commit: "rendering",
+  UpdateLayer: "rendering",
+  HitTest: "rendering",
+  MinorGC: "gc",
+  MajorGC: "gc",
+};
+
+/**
+ * A task's time split into its parts (ms): evaluation (scripts and modules compiled and run at the top
+ * level), script (functions called back: React's hydration, commit and effects, the loader's timers),
+ * rendering (style, layout, paint), parsing, gc and other (the rest).
+ */
+function partsOf(task, events) {
+  const end = task.ts + task.dur;
+  const inside = events
+    .filter((e) => e !== task && PART_OF[e.name] && e.ts >= task.ts && e.ts + e.dur <= end)
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const parts = { evaluation: 0, script: 0, rendering: 0, parsing: 0, gc: 0, other: task.dur };
+  const open = [];
+  for (const e of inside) {
+    while (open.length && open.at(-1).ts + open.at(-1).dur <= e.ts) open.pop();
+    const parent = open.at(-1);
+    parts[parent ? PART_OF[parent.name] : "other"] -= e.dur;
+    parts[PART_OF[e.name]] += e.dur;
+    open.push(e);
+  }
+  return Object.fromEntries(Object.entries(parts).map(([k, us]) => [k, Math.round(us / 100) / 10]));
+}
+
 /** One cold load: the tasks on the page's main thread that start after its first contentful paint. */
 async function traceRun(browser, url) {
   const context = await browser.newContext(PHONE);
@@ -27,15 +75,15 @@ async function traceRun(browser, url) {
     const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
     const fcp = traceEvents.find((e) => e.name === "firstContentfulPaint");
     if (!fcp) return null;
-    const { longest, overFifty } = longTasks(
-      traceEvents
-        .filter(
-          (e) =>
-            e.name === "RunTask" && e.ph === "X" && e.pid === fcp.pid && e.tid === fcp.tid && e.ts >= fcp.ts,
-        )
-        .map((e) => e.dur / 1000),
-    );
-    return { longestTaskMs: Math.round(longest * 10) / 10, overFiftyMs: Math.round(overFifty * 10) / 10 };
+    const main = traceEvents.filter((e) => e.ph === "X" && e.pid === fcp.pid && e.tid === fcp.tid);
+    const tasks = main.filter((e) => e.name === "RunTask" && e.ts >= fcp.ts);
+    const { longest, overFifty } = longTasks(tasks.map((e) => e.dur / 1000));
+    const longestTask = tasks.find((e) => e.dur / 1000 === longest);
+    return {
+      longestTaskMs: Math.round(longest * 10) / 10,
+      overFiftyMs: Math.round(overFifty * 10) / 10,
+      longestTaskParts: longestTask ? partsOf(longestTask, main) : null,
+    };
   } finally {
     await context.close();
   }

@@ -17,7 +17,8 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               FCP and the sum of the parts over 50 ms; desktop: the app's
               /, median of --runs; then the same two pages loaded cold
               --runs times each with the CPU slowed 4× by DevTools, and
-              the longest main-thread task after FCP in each trace; then
+              the longest main-thread task after FCP in each trace and
+              its parts (evaluation, script, rendering...); then
               the mobile runs and the traces again while --busy (2) loops
               of Node keep the CPUs busy (--busy 0: not)
   load        autocannon, --connections (50) for --duration s (10) after 2 s

@@ -92,8 +92,8 @@ export function render(r) {
       section,
       "app: perf, every run",
       l.perRun.map((run) => run.performance).join(", "),
-      "≥ 95, every run",
-      every(l, (run) => run.performance >= 95),
+      "≥ 98, every run",
+      every(l, (run) => run.performance >= 98),
     );
     row(section, "app: FCP, LCP, TBT, CLS", timings(x));
     const tasks = (y) =>
@@ -106,8 +106,15 @@ export function render(r) {
       const f = floor.median;
       row(section, "floor (same HTML, scripts stripped, static server): FCP, LCP, TBT, CLS", timings(f));
       row(section, "floor: perf, every run", floor.perRun.map((run) => run.performance).join(", "));
-      const extra = x.tbtMs - f.tbtMs;
-      row(section, "app TBT − floor TBT", ms(extra), "≤ 50 ms", extra <= 50);
+      // Run i of the app against run i of the floor: they were measured one after the other.
+      const extra = l.perRun.map((run, i) => run.tbtMs - (floor.perRun[i]?.tbtMs ?? NaN));
+      row(
+        section,
+        "app TBT − floor TBT, every run",
+        extra.map(ms).join(", "),
+        "≤ 50 ms, every run",
+        extra.every((d) => d <= 50),
+      );
       const ratio = x.lcpMs / f.lcpMs;
       row(section, "app LCP ÷ floor LCP", ratio.toFixed(2), "≤ 1.10", ratio <= 1.1);
       row(section, "app FCP ÷ floor FCP", (x.fcpMs / f.fcpMs).toFixed(2));
@@ -117,16 +124,36 @@ export function render(r) {
     const { app, floor: floorTrace } = mainThread;
     const traced = `main thread${when}, ${app.cpuSlowdown}× CPU, traced (${app.runs} runs)`;
     const perRun = (t) => t.perRun.map((run) => run.longestTaskMs).join(", ");
+    /** Each run's longest task by its parts (ms), the largest first; parts under 1 ms are left out. */
+    const parts = (t) =>
+      t.perRun
+        .map((run) =>
+          Object.entries(run.longestTaskParts ?? {})
+            .filter(([, v]) => v >= 1)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, v]) => `${k} ${Math.round(v)}`)
+            .join(" + "),
+        )
+        .join("; ");
+    const overFloor = floorTrace?.runs
+      ? app.perRun.map((run, i) => run.longestTaskMs - (floorTrace.perRun[i]?.longestTaskMs ?? NaN))
+      : [];
     row(
       traced,
       "app: longest task after FCP, every run (ms)",
       perRun(app),
-      "≤ 50 ms, every run",
-      app.perRun.every((run) => run.longestTaskMs <= 50),
+      "≤ the floor's + 50 ms, every run",
+      overFloor.length > 0 && overFloor.every((d) => d <= 50),
+    );
+    row(
+      traced,
+      "app: the longest task's parts, every run (ms; script: React's hydration, commit, effects)",
+      parts(app),
     );
     row(traced, "app: time over 50 ms after FCP (median)", ms(app.median.overFiftyMs));
     if (floorTrace?.runs) {
       row(traced, "floor: longest task after FCP, every run (ms)", perRun(floorTrace));
+      row(traced, "floor: the longest task's parts, every run (ms)", parts(floorTrace));
       row(traced, "floor: time over 50 ms after FCP (median)", ms(floorTrace.median.overFiftyMs));
     }
   };

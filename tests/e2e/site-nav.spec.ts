@@ -12,6 +12,7 @@ import {
   sectionTop,
   site,
   test,
+  waitForHydration,
 } from "./fixtures";
 
 const label = (id: string) => site.nav.find((item) => item.id === id)!.label;
@@ -178,6 +179,24 @@ test.describe("small screens", () => {
     await menu.getByRole("link", { name: "Contact" }).click();
     await expect(menu).toBeHidden();
     await expectScrolledTo(page, "contact");
+  });
+
+  test.describe("on a touch screen", () => {
+    test.use({ hasTouch: true });
+
+    test("a tap right after load opens the menu, before, during or after hydration", async ({
+      page,
+      problems,
+    }) => {
+      await page.goto("/");
+      const button = page.getByRole("button", { name: "Menu" });
+      await button.tap();
+      await expect(page.locator("#mobile-nav")).toBeVisible();
+      await waitForHydration(page);
+      await expect(button).toHaveAttribute("aria-expanded", "true");
+      await expect(page.locator("#mobile-nav")).toBeVisible();
+      expect(problems.unexpected()).toEqual([]);
+    });
   });
 
   test("a menu opened before JS ran (#mobile-nav) stays open, and closes, once it runs", async ({ page }) => {

@@ -81,6 +81,23 @@ test("the first click counts, pressed while the tooltip waits to open or once it
   await expectTheme(page, "dark");
 });
 
+test.describe("on a touch screen", () => {
+  test.use({ hasTouch: true });
+
+  test("a tap right after load switches the theme, before, during or after hydration", async ({
+    page,
+    problems,
+  }) => {
+    await page.goto("/");
+    await toggle(page).tap();
+    // Before hydration the form posts and the page comes back light; after, the script switches it.
+    await expectTheme(page, "light");
+    await waitForHydration(page);
+    await expectTheme(page, "light");
+    expect(problems.unexpected()).toEqual([]);
+  });
+});
+
 test("a light choice kept only in localStorage is applied before paint, then stored in the cookie", async ({
   page,
   context,

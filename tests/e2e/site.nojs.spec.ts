@@ -145,6 +145,18 @@ test("the theme toggle posts a form and comes back to the same page in the other
   expect(problems.unexpected()).toEqual([]);
 });
 
+test.describe("on a touch screen", () => {
+  test.use({ hasTouch: true, viewport: { width: 375, height: 740 } });
+
+  test("a tap opens the menu, and another switches the theme", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Menu" }).tap();
+    await expect(page.locator("#mobile-nav")).toBeVisible();
+    await page.getByRole("button", { name: "Switch to light theme" }).tap();
+    await expect(page.locator("html")).toHaveClass("light");
+  });
+});
+
 test("the 404 page needs no JS", async ({ page }) => {
   const response = await page.goto("/nope");
   expect(response?.status()).toBe(404);
