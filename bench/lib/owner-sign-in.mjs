@@ -1,4 +1,4 @@
-// The owner's sign-in under a flood (issue 41, decision 058): a software passkey (tests/support/passkey.ts) signs
+// The owner's sign-in under a flood (decision 058): a software passkey (tests/support/passkey.ts) signs
 // in to /owner one whole ceremony at a time (each from an address of its own), alone and while `connections`
 // other clients, each in a /64 of its own, keep starting sign-ins; its latency, and whether every sign-in landed.
 // The SQLite store, no REDIS_URL.
