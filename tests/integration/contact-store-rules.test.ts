@@ -3,15 +3,17 @@
 // next day, "messages waiting" means waiting on the provider, a backlog drains one message per network per
 // round. The rules themselves are the rulebook's, unit tested on an injected clock (tests/unit/rulebook.test.ts).
 // Last, processes that open a new store at once.
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
+import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Message, type WaitingFor } from "~/contact/message-state.server";
 import { afterAttempt, received } from "~/contact/rulebook.server";
 import { readAlertLedger } from "~/contact/notify.server";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { runOutboxCli } from "../support/outbox-cli";
 import {
   BROWSER_HEADERS,
   VALID,
@@ -180,16 +182,26 @@ describe("the store's rules on the server", { timeout: 60_000 }, () => {
 
 describe("the store file", { timeout: 60_000 }, () => {
   it("processes that open a new store at the same moment (two replicas starting, the owner's CLI) all open it", async () => {
+    // The store's own code, bundled once, opened by bare Node processes: the server's opening, at a Node start each.
+    const opener = path.join(await mkdtemp(path.join(tmpdir(), "store-opener-")), "open.mjs");
+    await build({
+      entryPoints: [path.resolve("app/contact/store-sqlite.server.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile: opener,
+      logLevel: "silent",
+    });
+    const open = `const { openSqliteStore } = await import(${JSON.stringify(opener)});
+      await (await openSqliteStore(process.argv[1], () => {})).close();`;
     // SQLite refuses the switch to WAL at once when it collides with another process's first opening or
-    // closing of the file: one time in about a hundred, so many openings, each the owner's CLI.
+    // closing of the file: one time in about a hundred, so many openings.
     const failures: string[] = [];
     for (let round = 0; round < 10; round++) {
       const dir = await mkdtemp(path.join(tmpdir(), "store-open-"));
       const opened = await Promise.allSettled(
         Array.from({ length: 6 }, () =>
-          runOutboxCli(["list"], { OUTBOX_DIR: dir }).then(({ code, stderr }) => {
-            if (code !== 0) throw Object.assign(new Error(stderr), { stderr });
-          }),
+          promisify(execFile)(process.execPath, ["--input-type=module", "-e", open, dir]),
         ),
       );
       for (const result of opened) {
