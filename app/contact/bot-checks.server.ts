@@ -137,7 +137,7 @@ function equal(a: string, b: string) {
 }
 
 /**
- * Each proof or token counts once: in Redis across replicas; without REDIS_URL in the SQLite store, so a
+ * Each proof or token counts once: in Redis across replicas; without REDIS_URL in the store, so a
  * restart does not forget them (decision 051); in memory only while a configured Redis is away.
  */
 function createClaims(redis: RedisLink | null, ttlMs: number, db: Store | null) {

@@ -1,5 +1,5 @@
-// The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the SQLite store for one process
-// (decisions 053, 057). The action sends through `delivery`; the owner's commands go through `owner`.
+// The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the store, on one SQLite file or
+// PostgreSQL (decisions 053, 057, 062, 063). The action sends through `delivery`; the owner's commands go through `owner`.
 import type { TemplateParams } from "./emailjs.server";
 import type { Admitted } from "./limits.server";
 import type { Kept, Sent } from "./message-state.server";

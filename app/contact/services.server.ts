@@ -48,7 +48,7 @@ export async function createContactServices(
   const waiting = async () => (await db.list()).filter(({ message }) => message.state === "waiting").length;
   const relay = parts && createRelay(config, parts, { log, notify, retry, waiting });
   const limits = createLimits(config, redis);
-  // With Redis every message is a job in one queue; without it, the SQLite store for one process (decision 057).
+  // With Redis every message is a job in one queue; without it, the store's own engine (decisions 057, 062).
   const engine: Engine =
     parts && redis && config.redisUrl
       ? createRedisEngine(config.redisUrl, {

@@ -1,5 +1,5 @@
 // The relay's small shared records (the send budget, the provider's state, the alerts told): one port, kept
-// in Redis for every instance, or in the SQLite store for one process (database.server.ts).
+// in Redis for every instance, or in the store (store.server.ts).
 import type Redis from "ioredis";
 
 export type Change<T, R> = (current: T) => { next: T | null; result: R };
