@@ -155,29 +155,35 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
         log({ outcome: "already_kept", for: "pace" });
         return sending;
       }
-      // Stored and held by this post while it is sent: an identical post meanwhile, or after, is answered
-      // from its state and never sends it a second time; a process that dies mid-send leaves it uncertain.
-      // A store that refuses it sends nothing: the visitor keeps the text and is told to write otherwise.
-      let kept: Message | null = null;
-      try {
-        const found = (await db.add(message, now + CLAIM_MS)) ? null : await db.get(message.id);
-        kept = found && seen(found, now);
-      } catch {
-        log({ outcome: "not_kept", for: "pace", why: "failed" });
-        return NOT_KEPT;
-      }
-      if (kept) {
-        log({ outcome: "already_kept", for: kept.for });
-        return answerOf(kept, kept.failure);
-      }
-      const outcome = sendOnce(message, sender, parts).then(async (sent) => {
-        if (sent === NOT_KEPT) db.forget(message.id);
-        return sent;
-      });
+      // Taken as this post's before the store is asked: an identical post meanwhile shares its answer.
+      const outcome = keepAndSend(message, now, sender, parts);
       inFlight.set(message.id, outcome);
       return outcome.finally(() => inFlight.delete(message.id));
     },
   };
+
+  /**
+   * Stored and held by this post while it is sent: an identical post after it is answered from its state and
+   * never sends it a second time; a process that dies mid-send leaves it uncertain. A store that refuses it
+   * sends nothing: the visitor keeps the text and is told to write otherwise.
+   */
+  async function keepAndSend(message: Message, now: number, sender: Admitted, tried: AttemptParts) {
+    let kept: Message | null = null;
+    try {
+      const found = (await db.add(message, now + CLAIM_MS)) ? null : await db.get(message.id);
+      kept = found && seen(found, now);
+    } catch {
+      log({ outcome: "not_kept", for: "pace", why: "failed" });
+      return NOT_KEPT;
+    }
+    if (kept) {
+      log({ outcome: "already_kept", for: kept.for });
+      return answerOf(kept, kept.failure);
+    }
+    const sent = await sendOnce(message, sender, tried);
+    if (sent === NOT_KEPT) db.forget(message.id);
+    return sent;
+  }
 
   /** The visitor's first try: sent, or kept in its next state (a place spent) and told so. */
   async function sendOnce(message: Message, sender: Admitted, tried: AttemptParts): Promise<Sent> {
