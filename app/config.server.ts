@@ -35,7 +35,6 @@ export type AppConfig = RelayLimits & {
   redelivery: { firstSeconds: number; uncertainSeconds: number; maxSeconds: number; forHours: number };
   /** As Express's `trust proxy` takes it: a hop count (0: none) or addresses (decision 034). */
   trustProxy: number | string[];
-  redisUrl: string | null;
   /** DATABASE_URL: the store on PostgreSQL, for every replica; null: the SQLite file in OUTBOX_DIR. A secret. */
   databaseUrl: string | null;
   port: number;
@@ -111,10 +110,6 @@ const envSchema = z.object({
   CONTACT_REDELIVER_FOR_HOURS: intInRange(72, 1, 24 * 60),
   OUTBOX_DIR: optional,
   TRUST_PROXY: trustProxy,
-  REDIS_URL: z.preprocess(
-    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
-    z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
-  ),
   DATABASE_URL: z.preprocess(
     (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
     z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
@@ -191,9 +186,14 @@ export function loadConfig(
     );
   }
 
-  if (!e.REDIS_URL) {
+  if (!e.DATABASE_URL) {
     logger.info(
-      `[contact] REDIS_URL is not set: the contact limits are kept by this process; kept messages, used proofs, the send budget and the provider's state are kept in ${e.DATABASE_URL ? "the PostgreSQL database of DATABASE_URL" : "OUTBOX_DIR/outbox.sqlite"}. Several replicas need REDIS_URL.`,
+      "[contact] DATABASE_URL is not set: kept messages, used proofs, the send budget and the provider's state are kept in OUTBOX_DIR/outbox.sqlite, the contact limits by this process. Several replicas need DATABASE_URL.",
+    );
+  }
+  if (env.REDIS_URL?.trim()) {
+    logger.warn(
+      "[contact] REDIS_URL is no longer read: everything the replicas share is in the store (DATABASE_URL, or OUTBOX_DIR's SQLite file). Remove it.",
     );
   }
 
@@ -224,7 +224,6 @@ export function loadConfig(
       forHours: e.CONTACT_REDELIVER_FOR_HOURS,
     },
     trustProxy: e.TRUST_PROXY,
-    redisUrl: e.REDIS_URL ?? null,
     databaseUrl: e.DATABASE_URL ?? null,
     port: e.PORT,
     host: e.HOST ?? null,

@@ -1,10 +1,9 @@
 // `npm run outbox -- status|test|list|resend|export ID|backup FILE` and `spam list|release ID|delete ID`, on the
-// SQLite store or the queue alike (bundled, decision 009).
+// store on SQLite or PostgreSQL alike (bundled, decision 009).
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Store } from "~/contact/store.server";
 import { site } from "~/content/site";
-import { connectRedis } from "~/lib/redis.server";
 import { refuseOlderNode } from "./node-version";
 
 const USAGE = `usage: npm run outbox -- status | test | list | resend | export ID | backup FILE
@@ -20,17 +19,14 @@ async function main([command, ...rest]: string[]): Promise<number> {
   }
   // Imported here so a bad environment is reported as a message, not a stack trace.
   const { config } = await import("~/config.server");
-  // The same limits as the server's: its Redis for the rate and the queue, else its folder.
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, { info: () => {}, warn: () => {} }) : null;
   // Imported after the configuration, as they read it.
   const { createContactServices } = await import("~/contact/services.server");
   const { messageCommand } = await import("./outbox-messages");
   const { ownerTest, printStatus } = await import("./outbox-owner");
   const { printOwnerLink } = await import("./outbox-owner-link");
   // A store that cannot be opened or read throws its one line here: never "none" for a file it could not read.
-  const { relay, settled, state, engine, store } = await createContactServices(config, {
+  const { relay, settled, state, engine, store, rateLimiters } = await createContactServices(config, {
     toName: site.name,
-    redis,
     log: () => {},
     waitForStore: false,
   });
@@ -38,7 +34,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
     if (command === "owner-link") return await printOwnerLink(config, state);
     if (command === "backup") return await backup(store, rest[0]);
     if (command === "status") {
-      return await printStatus(config, relay, state, engine.owner, await redis?.risks());
+      return await printStatus(config, relay, state, engine.owner);
     }
     if (!relay && (command === "test" || command === "resend")) {
       console.error(
@@ -54,7 +50,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
   } finally {
     await settled();
     await engine.owner.close();
-    redis?.close();
+    await rateLimiters.close();
   }
 }
 

@@ -10,7 +10,6 @@ const hoursAgo = (time: string) => `${Math.floor((Date.now() - Date.parse(time))
 /** Prints the relay's state; 1 when it needs the owner (the provider refusing, a message waiting too long). */
 export async function printStatus(...args: Parameters<typeof relayStatus>): Promise<number> {
   const status = await relayStatus(...args);
-  for (const risk of status.redisRisks) console.log(`redis       ${risk}: kept messages could be lost`);
   const { provider } = status;
   if (!provider) console.log("provider    none: no EmailJS ids, messages are written to the outbox");
   else if (provider.state === "ok") console.log("provider    ok");

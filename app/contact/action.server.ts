@@ -3,15 +3,11 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
 import { site } from "~/content/site";
-import { sharedRedis } from "~/lib/redis.server";
 import { clientKey } from "./client.server";
 import { createContactAction } from "./post.server";
 import { createContactServices } from "./services.server";
 
-const services = await createContactServices(config, {
-  toName: site.name,
-  redis: config.redisUrl ? sharedRedis(config.redisUrl) : null,
-});
+const services = await createContactServices(config, { toName: site.name });
 const decide = createContactAction(services);
 
 export const contactFlash = services.flash;
@@ -35,7 +31,10 @@ export function startContactRedelivery(): { stop(): Promise<void>; close(): Prom
       await background.stop();
       await services.settled();
     },
-    close: () => services.store.close(),
+    close: async () => {
+      await services.rateLimiters.close();
+      await services.store.close();
+    },
   };
 }
 

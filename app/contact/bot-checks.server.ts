@@ -3,8 +3,6 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { AppConfig } from "~/config.server";
-import type { RedisLink } from "~/lib/redis.server";
-import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
 import type { Store } from "./store.server";
 
@@ -28,7 +26,7 @@ export type BotChecks = {
   verify(form: FormData, client: string): Promise<ProofVerdict>;
 };
 
-export function createBotChecks(config: AppConfig, redis: RedisLink | null, db: Store | null): BotChecks {
+export function createBotChecks(config: AppConfig, db: Store): BotChecks {
   const { proofMinSeconds, confirmMinSeconds, maxAgeMinutes } = config.botChecks;
   const secret = (purpose: string) =>
     createHmac("sha256", config.sessionSecret).update(`contact-bot-checks:${purpose}`).digest("hex");
@@ -36,7 +34,9 @@ export function createBotChecks(config: AppConfig, redis: RedisLink | null, db: 
   const keySecret = secret("key");
   const tokenSecret = secret("confirmation");
   const maxAgeMs = maxAgeMinutes * 60_000;
-  const claim = createClaims(redis, maxAgeMs, db);
+  // Each proof or token counts once, in the store: a restart or another instance does not forget it (decision 051).
+  const claim = (key: string) =>
+    db.claimProof(createHash("sha256").update(key).digest("base64url"), Date.now(), maxAgeMs);
   const clientTag = (client: string) =>
     createHmac("sha256", tokenSecret).update(client).digest("base64url").slice(0, 16);
 
@@ -134,24 +134,4 @@ function equal(a: string, b: string) {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/**
- * Each proof or token counts once: in Redis across replicas; without REDIS_URL in the store, so a
- * restart does not forget them (decision 051); in memory only while a configured Redis is away.
- */
-function createClaims(redis: RedisLink | null, ttlMs: number, db: Store | null) {
-  const remember = redisOrMemory<true>(redis, { max: 100_000, ttlMs });
-  return async (key: string): Promise<boolean> => {
-    const hashed = createHash("sha256").update(key).digest("base64url");
-    if (!redis && db) return db.claimProof(hashed, Date.now(), ttlMs);
-    return remember(
-      async (store) => (await store.set(`portfolio:used:${hashed}`, "1", "PX", ttlMs, "NX")) === "OK",
-      (used) => {
-        if (used.has(hashed)) return false;
-        used.set(hashed, true);
-        return true;
-      },
-    );
-  };
 }

@@ -1,12 +1,12 @@
 // The limits on a client and its network: refusals, the rate limit, what it may keep or have mailed (decision 024).
+import pg from "pg";
 import {
   RateLimiterMemory,
-  RateLimiterRedis,
+  RateLimiterPostgres,
   RateLimiterRes,
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
 import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
-import type { RedisLink } from "~/lib/redis.server";
 import { looksHeadless, networkKey } from "./client.server";
 import type { ContactMessage } from "./schema";
 
@@ -61,10 +61,10 @@ async function consume(
   }
 }
 
-export function createLimits(config: AppConfig, redis: RedisLink | null): Limits {
-  const rateLimit = createRateLimiter(config.rateLimit, redis, "contact");
+export function createLimits(config: AppConfig, limiter: RateLimiters["limiter"]): Limits {
+  const rateLimit = limiter(config.rateLimit, "contact");
   const allowance = (limits: AppConfig["rateLimit"], name: string) => {
-    const limit = createRateLimiter(limits, redis, name);
+    const limit = limiter(limits, name);
     return (key: string) => consume(limit, key);
   };
   const storedByClient = allowance(STORED_PER_CLIENT, "contact-kept");
@@ -124,22 +124,44 @@ export function isBlocked(blocklist: Blocklist, email: string): boolean {
   return labels.some((_, i) => blocklist.domains.has(labels.slice(i).join(".")));
 }
 
-// In Redis when it is set, with an in-memory insurance limiter while it is away (decision 011).
-const REDIS_KEY_PREFIX = "portfolio:";
+export type RateLimiters = {
+  where: "postgres" | "memory";
+  limiter(limits: AppConfig["rateLimit"], name: string): RateLimiterAbstract;
+  close(): Promise<void>;
+};
 
-export function createRateLimiter(
-  { max, windowSeconds }: AppConfig["rateLimit"],
-  redis: RedisLink | null,
-  name: string,
-): RateLimiterAbstract {
-  const memory = new RateLimiterMemory({ points: max, duration: windowSeconds });
-  if (!redis) return memory;
-  return new RateLimiterRedis({
-    storeClient: redis.client,
-    keyPrefix: REDIS_KEY_PREFIX + name,
-    points: max,
-    duration: windowSeconds,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: memory,
+/** A slow or lost database costs a post this long before this process's own count answers. */
+const SHARED_LIMIT_TIMEOUT_MS = 2_000;
+
+/**
+ * With DATABASE_URL every replica counts in rate-limiter-flexible's table (the store's migrations make it), on a
+ * small pool of its own, with this process's memory as insurance while the database is away; else in memory.
+ */
+export function createRateLimiters(databaseUrl: string | null): RateLimiters {
+  const memory = ({ max, windowSeconds }: AppConfig["rateLimit"]) =>
+    new RateLimiterMemory({ points: max, duration: windowSeconds });
+  if (!databaseUrl) return { where: "memory", limiter: memory, close: async () => {} };
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 2,
+    connectionTimeoutMillis: SHARED_LIMIT_TIMEOUT_MS,
+    statement_timeout: SHARED_LIMIT_TIMEOUT_MS,
   });
+  // A lost idle connection is made anew by the next count; meanwhile the insurance counts.
+  pool.on("error", () => {});
+  return {
+    where: "postgres",
+    limiter: (limits, name) =>
+      new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: "pool",
+        tableName: "rate_limits",
+        tableCreated: true,
+        keyPrefix: name,
+        points: limits.max,
+        duration: limits.windowSeconds,
+        insuranceLimiter: memory(limits),
+      }),
+    close: () => pool.end().catch(() => undefined),
+  };
 }

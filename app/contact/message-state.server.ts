@@ -13,7 +13,6 @@ export const WAITING_FOR = [
   "day_limit",
   "month_limit",
   "network_share", // its network's daily share of mails
-  "queue", // the queue (Redis) was away: kept on this instance's disk, moved in when it is back
 ] as const;
 export type WaitingFor = (typeof WAITING_FOR)[number];
 

@@ -5,7 +5,7 @@ import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.serve
 import type { ContactLogger } from "./events.server";
 import { type Message } from "./message-state.server";
 import { alertsDue, EMPTY_LEDGER, type AlertLedger, type Rules } from "./rulebook.server";
-import type { SharedState } from "./shared-state.server";
+import type { SharedState } from "./store.server";
 
 const LEDGER = "alerts";
 export const readAlertLedger = (state: SharedState) => state.read<AlertLedger>(LEDGER, EMPTY_LEDGER);

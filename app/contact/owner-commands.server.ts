@@ -8,7 +8,7 @@ import { providerWords } from "./provider.server";
 import { fairOrder } from "./rulebook.server";
 
 /** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */
-export type Keeper = Pick<OwnerPort, "engine" | "where" | "health" | "close"> & {
+export type Keeper = Pick<OwnerPort, "where" | "health" | "close"> & {
   list(): Promise<Message[]>;
   get(id: string): Promise<Message | null>;
   remove(id: string): Promise<boolean>;
@@ -42,7 +42,6 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
   }
 
   return {
-    engine: keeper.engine,
     where: keeper.where,
     health: keeper.health,
     close: keeper.close,

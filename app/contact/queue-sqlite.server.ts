@@ -210,7 +210,6 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
 
   const owner = ownerCommands(
     {
-      engine: "sqlite",
       where: db.where,
       health: db.health,
       list: async () => (await db.list()).map((kept) => seen(kept, Date.now())),

@@ -18,7 +18,6 @@ export type SendNow = { sent: true } | { sent: false; kept: Kept | null; busy?: 
 export type Skipped = { id: string; problem: string };
 
 export type OwnerPort = {
-  engine: "redis" | "sqlite";
   /** Where the messages are kept, in the owner's words: "the queue", or the store's file. */
   where: string;
   /** Whether the store takes writes: nothing is sent while it refuses them. */

@@ -1,7 +1,7 @@
 // One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047);
 // what it answers is the rulebook's RelayOutcome, and what follows is the rulebook's to decide.
 import type { AppConfig } from "~/config.server";
-import type { SharedState } from "./shared-state.server";
+import type { SharedState } from "./store.server";
 import type { OwnerAlert } from "./alerts.server";
 import { createBudget, type Budget } from "./budget.server";
 import {

@@ -1,10 +1,9 @@
 // A local, explainable spam score (decisions 029, 044): at the threshold a message is kept, not mailed.
 import { createHash } from "node:crypto";
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
-import type { RedisLink } from "~/lib/redis.server";
-import { redisOrMemory } from "~/lib/redis-or-memory.server";
 import { namesAutomation } from "./client.server";
 import type { ContactMessage } from "./schema";
+import type { Store } from "./store.server";
 
 type SpamSignal =
   | "extra_link"
@@ -61,8 +60,10 @@ type SpamInput = {
 
 type SpamScore = { score: number; signals: SpamSignal[] };
 
-export function createSpamScore(redis: RedisLink | null) {
-  const seen = createClientMemory(redis);
+export function createSpamScore(db: Store) {
+  // Which clients sent a text or link within the window, remembered in the store for every instance.
+  const seen = (keys: string[], client: string) =>
+    db.seenBy(keys, client, Date.now(), CAMPAIGN_WINDOW_SECONDS * 1_000);
   return async ({
     message,
     request,
@@ -135,11 +136,11 @@ function hostOf(url: URL | null): string {
 const digest = (value: string) => createHash("sha256").update(value).digest("base64url").slice(0, 32);
 
 function textKey(text: string): string {
-  return `portfolio:same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
+  return `same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
 }
 
 function linkKey(url: URL): string {
-  return `portfolio:same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
+  return `same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
 }
 
 // Made once: the library's own isDisposableEmailDomain builds this set anew on every call.
@@ -151,27 +152,4 @@ function isDisposable(email: string): boolean {
     .toLowerCase()
     .split(".");
   return labels.slice(0, -1).some((_, i) => DISPOSABLE_DOMAINS.has(labels.slice(i).join(".")));
-}
-
-function createClientMemory(redis: RedisLink | null) {
-  const remember = redisOrMemory<Set<string>>(redis, {
-    max: 10_000,
-    ttlMs: CAMPAIGN_WINDOW_SECONDS * 1_000,
-  });
-  return async (keys: string[], client: string): Promise<number[]> =>
-    remember(
-      async (store) => {
-        const batch = store.multi();
-        for (const key of keys) batch.sadd(key, client).scard(key).expire(key, CAMPAIGN_WINDOW_SECONDS);
-        const results = (await batch.exec()) as [unknown, number][];
-        return keys.map((_, i) => Math.max(0, results[3 * i + 1]![1] - 1));
-      },
-      (seen) =>
-        keys.map((key) => {
-          const clients = seen.get(key) ?? new Set<string>();
-          clients.add(client);
-          seen.set(key, clients);
-          return clients.size - 1;
-        }),
-    );
 }

@@ -2,7 +2,6 @@
 // Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts,
 // store-postgres.server.ts) only runs them.
 import type { Message } from "./message-state.server";
-import type { SharedState } from "./shared-state.server";
 
 /** One auto-commit statement at a time; the adapter waits out another process's lock without blocking. */
 export type Sql = {
@@ -18,6 +17,15 @@ export type Sql = {
 export class StoreError extends Error {
   override name = "StoreError";
 }
+
+export type Change<T, R> = (current: T) => { next: T | null; result: R };
+
+/** The relay's small shared records (the send budget, the provider's state, the alerts told, the owner's record). */
+export type SharedState = {
+  read<T extends object>(name: string, fallback: T): Promise<T>;
+  /** Reads, decides and writes as one step: no other process changes the record in between. */
+  change<T extends object, R>(name: string, fallback: T, change: Change<T, R>): Promise<R>;
+};
 
 /** A kept message, and until when the process sending it holds it (null: nobody does). */
 export type Stored = { message: Message; claimedUntil: number | null };
@@ -60,6 +68,8 @@ export type Store = {
   state: SharedState;
   /** Each proof counts once: true the first time its hash is claimed within `ttlMs`. */
   claimProof(hash: string, now: number, ttlMs: number): Promise<boolean>;
+  /** Remembers `client` beside each key for `ttlMs`: how many other clients each key has now. */
+  seenBy(keys: string[], client: string, now: number, ttlMs: number): Promise<number[]>;
   backup(file: string): Promise<void>;
   close(): Promise<void>;
 };
@@ -88,6 +98,12 @@ export const MIGRATIONS: string[][] = [
     "ALTER TABLE messages ADD COLUMN kept INTEGER NOT NULL DEFAULT 1",
     "UPDATE messages SET claims = 1 WHERE claimed_until IS NOT NULL",
     "ALTER TABLE records ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+  ],
+  [
+    `CREATE TABLE IF NOT EXISTS seen_texts (key TEXT NOT NULL, client TEXT NOT NULL, expires BIGINT NOT NULL,
+       PRIMARY KEY (key, client))`,
+    // rate-limiter-flexible's own table, shared by the replicas on PostgreSQL (one process keeps its limits in memory).
+    "CREATE TABLE IF NOT EXISTS rate_limits (key VARCHAR(255) PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire BIGINT)",
   ],
 ];
 
@@ -121,6 +137,10 @@ const SQL = {
   proof: `INSERT INTO used_proofs (hash, expires) VALUES ($1, $2)
           ON CONFLICT (hash) DO UPDATE SET expires = excluded.expires WHERE used_proofs.expires < $3`,
   sweepProofs: "DELETE FROM used_proofs WHERE expires < $1",
+  see: `INSERT INTO seen_texts (key, client, expires) VALUES ($1, $2, $3)
+        ON CONFLICT (key, client) DO UPDATE SET expires = excluded.expires`,
+  others: "SELECT COUNT(*) AS n FROM seen_texts WHERE key = $1 AND client <> $2 AND expires >= $3",
+  sweepSeen: "DELETE FROM seen_texts WHERE expires < $1",
 };
 
 type Row = { body: string; claimed_until: number | string | null };
@@ -180,7 +200,12 @@ export function createStore(
       .filter(({ message }) => !hidden.has(message.id) && !forgotten.has(message.id));
   };
   const one = async (statement: string, params: unknown[]) => (await messages(statement, params))[0] ?? null;
-  let sweptAt = 0;
+  const swept = { proofs: 0, seen: 0 };
+  const sweep = async (which: keyof typeof swept, statement: string, now: number, ttlMs: number) => {
+    if (now - swept[which] <= ttlMs) return;
+    swept[which] = now;
+    await write(statement, [now]);
+  };
   /** This process's changes of one record go one at a time; the compare-and-set is for other processes. */
   const turns = new Map<string, Promise<unknown>>();
   const inTurn = <R>(name: string, work: () => Promise<R>): Promise<R> => {
@@ -270,11 +295,18 @@ export function createStore(
         }),
     },
     async claimProof(hash, now, ttlMs) {
-      if (now - sweptAt > ttlMs) {
-        sweptAt = now;
-        await write(SQL.sweepProofs, [now]);
-      }
+      await sweep("proofs", SQL.sweepProofs, now, ttlMs);
       return (await write(SQL.proof, [hash, now + ttlMs, now])) === 1;
+    },
+    async seenBy(keys, client, now, ttlMs) {
+      await sweep("seen", SQL.sweepSeen, now, ttlMs);
+      const counts: number[] = [];
+      for (const key of keys) {
+        await write(SQL.see, [key, client, now + ttlMs]);
+        const [row] = await read<{ n: number | string }>(SQL.others, [key, client, now]);
+        counts.push(Number(row?.n ?? 0));
+      }
+      return counts;
     },
     backup: (file) =>
       sql.backup(file).catch((error: Error) => {

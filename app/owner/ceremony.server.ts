@@ -12,8 +12,7 @@ import {
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
-import { createRateLimiter } from "~/contact/limits.server";
-import type { RedisLink } from "~/lib/redis.server";
+import type { RateLimiters } from "~/contact/limits.server";
 import {
   LINK_TRIES,
   ownerCookie,
@@ -59,10 +58,10 @@ const challengeOf = (response: { response: { clientDataJSON: string } }) => {
   }
 };
 
-export function createCeremonies(config: AppConfig, access: OwnerAccess, redis: RedisLink | null) {
+export function createCeremonies(config: AppConfig, access: OwnerAccess, limiter: RateLimiters["limiter"]) {
   const site = config.siteUrl ? new URL(config.siteUrl) : null;
   const cookie = ownerCookie(config, "owner_challenge", CHALLENGE_MINUTES * 60);
-  const starts = createRateLimiter(STARTS, redis, "owner-sign-in-start");
+  const starts = limiter(STARTS, "owner-sign-in-start");
   const refuse = (step: string, status: number, reason: string, error: string): Refused => {
     ownerLog(step, "refused", reason);
     return { ok: false, status, error };

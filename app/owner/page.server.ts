@@ -8,7 +8,6 @@ import { clientKey } from "~/contact/client.server";
 import { describeState, type Kept } from "~/contact/message-state.server";
 import type { SendNow } from "~/contact/queue.server";
 import { readFormPost } from "~/lib/form-post.server";
-import { sharedRedis } from "~/lib/redis.server";
 import { visible } from "~/lib/visible";
 import {
   createOwnerAccess,
@@ -21,9 +20,8 @@ import {
 import { createCeremonies } from "./ceremony.server";
 import { relayStatus, testMessage } from "./status.server";
 
-const redis = config.redisUrl ? sharedRedis(config.redisUrl) : null;
 export const ownerAccess = createOwnerAccess(config, services.state);
-const ceremonies = createCeremonies(config, ownerAccess, redis);
+const ceremonies = createCeremonies(config, ownerAccess, services.rateLimiters.limiter);
 
 /** Never kept by any cache, never indexed. */
 export const OWNER_HEADERS = { "Cache-Control": "private, no-store", "X-Robots-Tag": "noindex" };
@@ -79,7 +77,7 @@ export async function ownerLoader({ request }: LoaderFunctionArgs) {
     return data({ signedIn: false as const, notReady: notReadyFor(request) }, { headers: OWNER_HEADERS });
   const owner = services.engine.owner;
   const [status, listed, passkeys] = await Promise.all([
-    relayStatus(config, services.relay, services.state, owner, await redis?.risks()),
+    relayStatus(config, services.relay, services.state, owner),
     owner.list(),
     ownerAccess.passkeys(),
   ]);

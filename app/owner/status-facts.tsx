@@ -16,11 +16,6 @@ export function StatusFacts({ status }: { status: RelayStatus }) {
   const { provider, waiting, budget, lastAlert } = status;
   return (
     <dl className="flex flex-col gap-3">
-      {status.redisRisks.map((risk) => (
-        <Fact key={risk} term="Redis">
-          {risk}: kept messages could be lost
-        </Fact>
-      ))}
       <Fact term="Provider">
         {!provider ? (
           "none: no EmailJS ids, messages are written to the outbox"

@@ -5,12 +5,10 @@ import { readAlertLedger } from "~/contact/notify.server";
 import type { Kept } from "~/contact/message-state.server";
 import type { OwnerPort } from "~/contact/queue.server";
 import type { Relay } from "~/contact/relay.server";
-import type { SharedState } from "~/contact/shared-state.server";
+import type { SharedState } from "~/contact/store.server";
 import { site } from "~/content/site";
 
 export type RelayStatus = {
-  /** What would lose a kept message on Redis; [] when none. */
-  redisRisks: string[];
   /** null: no EmailJS ids, messages are written to the outbox. */
   provider:
     null | { state: "ok" } | { state: "refusing"; since: string; status: number; text: string; hint: string };
@@ -27,7 +25,7 @@ export type RelayStatus = {
   } | null;
   lastAlert: { kind: string; at: string; delivered: boolean } | null;
   alertsSet: boolean;
-  /** The provider refusing, a message failing too long, the store refusing writes, or Redis at risk: act. */
+  /** The provider refusing, a message failing too long, or the store refusing writes: act. */
   attention: boolean;
 };
 
@@ -36,7 +34,6 @@ export async function relayStatus(
   relay: Relay | null,
   state: SharedState,
   owner: OwnerPort,
-  redisRisks: string[] = [],
 ): Promise<RelayStatus> {
   const provider = relay ? await relay.provider.read() : null;
   const asked = provider && askedPause(provider);
@@ -55,7 +52,6 @@ export async function relayStatus(
     turnsAt: part.turnsAt.toISOString(),
   });
   return {
-    redisRisks,
     provider:
       provider?.state === "refusing"
         ? {
@@ -80,8 +76,7 @@ export async function relayStatus(
     budget: usage && { day: limit(usage.day), month: limit(usage.month) },
     lastAlert: last,
     alertsSet: config.alerts !== null,
-    attention:
-      redisRisks.length > 0 || provider?.state === "refusing" || failingTooLong || store.state !== "ok",
+    attention: provider?.state === "refusing" || failingTooLong || store.state !== "ok",
   };
 }
 

@@ -37,7 +37,7 @@ async function botChecks(env: Record<string, string> = {}, dir = outbox) {
     SESSION_SECRET,
     ...env,
   });
-  return { checks: createBotChecks(config, null, db), db };
+  return { checks: createBotChecks(config, db), db };
 }
 
 function confirmed(checks: BotChecks, token: string) {

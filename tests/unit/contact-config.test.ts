@@ -47,7 +47,6 @@ describe("defaults", () => {
       networkDaySeconds: null,
       redelivery: { firstSeconds: 60, uncertainSeconds: 900, maxSeconds: 3600, forHours: 72 },
       trustProxy: 0,
-      redisUrl: null,
       databaseUrl: null,
       port: 3000,
       host: null,
@@ -60,7 +59,7 @@ describe("defaults", () => {
       expect.stringMatching(
         /^warn \[contact\] TRUST_PROXY is not set: .*each visitor is the address that connects/,
       ),
-      expect.stringMatching(/^info \[contact\] REDIS_URL is not set: .*Several replicas need REDIS_URL\.$/),
+      expect.stringMatching(/^info \[contact\] DATABASE_URL is not set: .*Several replicas need DATABASE_URL\.$/),
       expect.stringMatching(/^warn \[session\] SESSION_SECRET is not set: .*replicas do not share them/),
     ]);
   });
@@ -71,7 +70,7 @@ describe("defaults", () => {
       TRUST_PROXY: "1",
       HOST: "127.0.0.1",
       SESSION_SECRET: SECRET,
-      REDIS_URL: "redis://redis:6379",
+      DATABASE_URL: "postgres://portfolio:SECRET@db:5432/portfolio",
     });
     expect(config.mail).toEqual({
       mode: "relay",
@@ -115,7 +114,6 @@ describe("defaults", () => {
       CONTACT_REDELIVER_FOR_HOURS: "24",
       OUTBOX_DIR: "/tmp/relay-keeps-undelivered-here",
       TRUST_PROXY: "2",
-      REDIS_URL: "redis://:SECRET@redis:6379/0",
       DATABASE_URL: "postgres://portfolio:SECRET@db:5432/portfolio",
       SITE_URL: "https://example.com/ignored/path",
       PORT: "8080",
@@ -147,7 +145,6 @@ describe("defaults", () => {
       networkDaySeconds: null,
       redelivery: { firstSeconds: 5, uncertainSeconds: 50, maxSeconds: 500, forHours: 24 },
       trustProxy: 2,
-      redisUrl: "redis://:SECRET@redis:6379/0",
       databaseUrl: "postgres://portfolio:SECRET@db:5432/portfolio",
       port: 8080,
       host: "127.0.0.1",
@@ -184,19 +181,18 @@ describe("defaults", () => {
     expect(load({ TRUST_PROXY: "loopback" }).lines).not.toContainEqual(expect.stringMatching(warning));
   });
 
-  it("an empty REDIS_URL keeps the limit in memory", () => {
-    expect(load({ REDIS_URL: " " }).config.redisUrl).toBeNull();
+  it("a REDIS_URL left from an older version is named as no longer read, without its value", () => {
+    const { lines } = load({ REDIS_URL: "redis://:redis-PASSWORD@cache:6379" });
+    expect(lines).toContainEqual(expect.stringMatching(/^warn \[contact\] REDIS_URL is no longer read: .*Remove it\.$/));
+    expect(lines.join("\n")).not.toContain("redis-PASSWORD");
+    expect(load({ REDIS_URL: " " }).lines.join("\n")).not.toContain("REDIS_URL");
   });
 
-  it("an empty DATABASE_URL keeps the store in OUTBOX_DIR; postgresql:// is taken too, and the start-up line says where", () => {
+  it("an empty DATABASE_URL keeps the store in OUTBOX_DIR; postgresql:// is taken too, and then no start-up line calls the store a file", () => {
     expect(load({ DATABASE_URL: " " }).config.databaseUrl).toBeNull();
     const { config, lines } = load({ DATABASE_URL: "postgresql://portfolio:pg-PASSWORD@db/portfolio" });
     expect(config.databaseUrl).toBe("postgresql://portfolio:pg-PASSWORD@db/portfolio");
-    expect(lines).toContainEqual(
-      expect.stringMatching(
-        /^info \[contact\] REDIS_URL is not set: .* kept in the PostgreSQL database of DATABASE_URL\./,
-      ),
-    );
+    expect(lines.join("\n")).not.toContain("DATABASE_URL is not set");
     expect(lines.join("\n")).not.toContain("pg-PASSWORD");
   });
 
@@ -239,8 +235,6 @@ describe("the server refuses to start", () => {
     ["CONTACT_BLOCKLIST", "notanemail"],
     ["CONTACT_BLOCKLIST", "spam@example.com, SECRET.example.com"],
     ["CONTACT_BLOCKLIST", "@SECRET"],
-    ["REDIS_URL", "http://:SECRET@redis:6379"],
-    ["REDIS_URL", "redis-SECRET"],
     ["DATABASE_URL", "mysql://portfolio:SECRET@db/portfolio"],
     ["DATABASE_URL", "portfolio:SECRET@db"],
     ["OWNER_ALERT_URL", "ftp://SECRET.example/hook"],
@@ -359,7 +353,7 @@ describe("OWNER_ALERT_URL and OWNER_ALERT_FORMAT", () => {
     });
     expect(lines).toEqual([
       expect.stringMatching(/^info \[contact\] No EmailJS ids set/),
-      expect.stringMatching(/^info \[contact\] REDIS_URL is not set/),
+      expect.stringMatching(/^info \[contact\] DATABASE_URL is not set/),
     ]);
   });
 });

@@ -1,8 +1,13 @@
 // The spam score measured on tests/support/spam-corpus.ts (decision 044): how many genuine messages it
 // keeps from the owner and how many spam it catches, printed, and held against the figures from before it.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { validateContact } from "~/contact/schema";
 import { createSpamScore } from "~/contact/spam-score.server";
+import { openSqliteStore } from "~/contact/store-sqlite.server";
+import type { Store } from "~/contact/store.server";
 import { BROWSER_HEADERS, testConfig } from "../support/contact";
 import { GENUINE, SPAM, type Sample, type Sender } from "../support/spam-corpus";
 
@@ -29,11 +34,20 @@ const SENDERS: Record<
 
 const THRESHOLD = testConfig({}).spamThreshold;
 
+/** A score with a memory of its own: a fresh store, as a new site's. */
+const opened: Store[] = [];
+async function freshScore() {
+  const db = await openSqliteStore(mkdtempSync(path.join(tmpdir(), "spam-corpus-")), () => undefined);
+  opened.push(db);
+  return createSpamScore(db);
+}
+afterAll(() => Promise.all(opened.map((db) => db.close())));
+
 type Verdict = { sample: Sample; kept: boolean; signals: string[] };
 
 /** Scores a sample with a score of its own, after its campaign's earlier posts from other clients. */
 async function judge(sample: Sample): Promise<Verdict> {
-  const spamScore = createSpamScore(null);
+  const spamScore = await freshScore();
   const { headers, seconds } = SENDERS[sample.sender];
   const post = (text: string, client: string) => {
     const valid = validateContact({ ...sample.fields, message: text });
@@ -91,8 +105,8 @@ describe("the spam score on the corpus", () => {
 describe("what the figures rest on", () => {
   const LINKS = "https://me.example https://github.com/me https://www.linkedin.com/in/me";
   /** Sam's post from a browser, `composeSeconds` after the form's first focus. */
-  const postBy = () => {
-    const spamScore = createSpamScore(null);
+  const postBy = async () => {
+    const spamScore = await freshScore();
     return async (message: string, composeSeconds: number | null, client = "192.0.2.9") =>
       (
         await spamScore({
@@ -107,7 +121,7 @@ describe("what the figures rest on", () => {
   };
 
   it("three links count when posted at a bot's pace or without a proof's time, not after a person's", async () => {
-    const signalsOf = postBy();
+    const signalsOf = await postBy();
     const text = `Hi, some of my work: ${LINKS}`;
     expect(await signalsOf(text, 3.5)).toEqual(["many_links"]);
     expect(await signalsOf(text, null)).toEqual(["many_links"]);
@@ -119,7 +133,7 @@ describe("what the figures rest on", () => {
   });
 
   it("a link posted by nine other clients within the hour counts, whatever the text; a link to this site does not", async () => {
-    const post = postBy();
+    const post = await postBy();
     for (let i = 0; i < 9; i++) {
       await post(`Offer ${i}: https://promo.example/deal?ref=${i} and ${SITE}/about`, 60, `10.0.1.${i}`);
     }

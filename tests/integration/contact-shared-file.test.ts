@@ -1,4 +1,4 @@
-// Without REDIS_URL, two replicas sharing one outbox folder: a solved proof counts once across both and
+// Two replicas sharing one outbox folder (the SQLite store): a solved proof counts once across both and
 // after a restart, and the send budget is one for the site (decision 045).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,7 +23,7 @@ const env = (extra: Record<string, string> = {}) =>
 
 beforeEach(async () => {
   fake = await startEmailJsFake();
-  outbox = await mkdtemp(path.join(tmpdir(), "without-redis-"));
+  outbox = await mkdtemp(path.join(tmpdir(), "shared-file-"));
 });
 afterEach(async () => {
   await Promise.all(replicas.map((replica) => replica.stop()));
