@@ -9,6 +9,18 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+// The root loader's type (what useRouteLoaderData returns) is not code.
+const NO_ROUTE = {
+  regex: "^~/(routes|root)",
+  allowTypeImports: true,
+  message: "A feature imports no route.",
+};
+/** The contact feature is entered by its entries only: ~/contact (the page's) and ~/contact/index.server. */
+const CONTACT_ENTRIES = {
+  regex: "^~/contact/(?!index\\.server$)",
+  message: "Outside app/contact/, import ~/contact or ~/contact/index.server, its entries.",
+};
+
 export default defineConfig(
   { ignores: ["build/", ".cache/", "bench/results/", "playwright-report/", "test-results/", "public/"] },
   js.configs.recommended,
@@ -81,19 +93,20 @@ export default defineConfig(
   },
   {
     // A later block's options replace an earlier one's: ui/ keeps the bottom layer's rule.
-    files: ["app/contact/**", "app/theme/**", "app/components/**"],
+    files: ["app/theme/**", "app/components/**"],
     ignores: ["app/components/ui/**"],
     rules: {
-      "@typescript-eslint/no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            // The root loader's type (what useRouteLoaderData returns) is not code.
-            { regex: "^~/(routes|root)", allowTypeImports: true, message: "A feature imports no route." },
-          ],
-        },
-      ],
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [NO_ROUTE, CONTACT_ENTRIES] }],
     },
+  },
+  {
+    files: ["app/contact/**"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns: [NO_ROUTE] }] },
+  },
+  {
+    files: ["app/routes/**", "app/owner/**", "app/*.{ts,tsx}", "server/**"],
+    ignores: ["app/config.server.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns: [CONTACT_ENTRIES] }] },
   },
   {
     files: ["tests/unit/**", "tests/integration/**", "tests/e2e/**"],

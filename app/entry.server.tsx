@@ -7,7 +7,7 @@ import { dataCaching, pageResponse } from "~/page-response.server";
 
 const ABORT_DELAY = 5_000;
 
-export { startContactRedelivery } from "~/contact/action.server";
+export { startContactRedelivery } from "~/services.server";
 
 export default function handleRequest(
   request: Request,

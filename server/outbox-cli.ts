@@ -2,7 +2,7 @@
 // store on SQLite or PostgreSQL alike (bundled, decision 009).
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Store } from "~/contact/store.server";
+import type { Store } from "~/contact/index.server";
 import { site } from "~/content/site";
 import { refuseOlderNode } from "./node-version";
 
@@ -20,7 +20,7 @@ async function main([command, ...rest]: string[]): Promise<number> {
   // Imported here so a bad environment is reported as a message, not a stack trace.
   const { config } = await import("~/config.server");
   // Imported after the configuration, as they read it.
-  const { createContactServices } = await import("~/contact/services.server");
+  const { createContactServices } = await import("~/contact/index.server");
   const { messageCommand } = await import("./outbox-messages");
   const { ownerTest, printStatus } = await import("./outbox-owner");
   const { printOwnerLink } = await import("./outbox-owner-link");

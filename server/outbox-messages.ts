@@ -1,7 +1,6 @@
 // The owner's commands on kept messages, through the engine's port: the same words on the folder and the
 // queue, from any instance (decision 053).
-import { describeState, type Kept } from "~/contact/message-state.server";
-import type { OwnerPort, Skipped } from "~/contact/queue.server";
+import { describeState, type Kept, type OwnerPort, type Skipped } from "~/contact/index.server";
 import { visible } from "~/lib/visible";
 
 function describe(kept: Kept): string {

@@ -1,6 +1,6 @@
 // `outbox owner-link`: prints a one-time link that registers a passkey for the owner's page (decision 054).
 import type { AppConfig } from "~/config.server";
-import type { SharedState } from "~/contact/store.server";
+import type { SharedState } from "~/contact/index.server";
 import { createOwnerAccess, LINK_MINUTES } from "~/owner/access.server";
 
 export async function printOwnerLink(config: AppConfig, state: SharedState): Promise<number> {

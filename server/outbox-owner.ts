@@ -1,8 +1,11 @@
 // What `outbox status` and `outbox test` tell the owner: the relay's state on one screen, and one test mail.
-import { askedPause, askedPauseWords } from "~/contact/provider.server";
-import { describeState } from "~/contact/message-state.server";
-import type { OwnerPort } from "~/contact/queue.server";
-import type { Relay } from "~/contact/relay.server";
+import {
+  askedPause,
+  askedPauseWords,
+  describeState,
+  type OwnerPort,
+  type Relay,
+} from "~/contact/index.server";
 import { relayStatus, testMessage } from "~/owner/status.server";
 
 const hoursAgo = (time: string) => `${Math.floor((Date.now() - Date.parse(time)) / 3_600_000)} h ago`;

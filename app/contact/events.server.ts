@@ -1,9 +1,9 @@
 // The contact feature's log lines: steps of posts, redeliveries and alerts, never what a visitor typed.
 import { writeLogLine } from "~/lib/log-line.server";
-import type { AlertEvent } from "./alerts.server";
-import type { ContactFailureReason } from "./contract";
-import type { HeldFor, Message, WaitingFor } from "./message-state.server";
-import type { StoreEvent } from "./store.server";
+import type { AlertEvent } from "./alerts/alerts.server";
+import type { ContactFailureReason } from "./form/contract";
+import type { HeldFor, Message, WaitingFor } from "./rules/message.server";
+import type { StoreEvent } from "./store/store.server";
 
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }

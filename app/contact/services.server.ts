@@ -1,16 +1,16 @@
 // The contact feature's one wiring root: every service, built once from the configuration (decision 049).
 import type { AppConfig } from "~/config.server";
-import { createBotChecks } from "./bot-checks.server";
-import type { RetryOptions } from "./emailjs.server";
+import { createBotChecks } from "./guard/proof.server";
+import type { RetryOptions } from "./delivery/emailjs.server";
 import { logContactEvent, type ContactLogger } from "./events.server";
-import { createContactFlash } from "./flash.server";
-import { createLimits, createRateLimiters } from "./limits.server";
-import { createNotify } from "./notify.server";
-import { createSqliteEngine } from "./queue-sqlite.server";
-import { createRelay, relayParts } from "./relay.server";
-import { createSpamScore } from "./spam-score.server";
-import { openPostgresStore } from "./store-postgres.server";
-import { openSqliteStore } from "./store-sqlite.server";
+import { createContactFlash } from "./action/flash.server";
+import { createLimits, createRateLimiters } from "./guard/limits.server";
+import { createNotify } from "./alerts/notify.server";
+import { createSqliteEngine } from "./delivery/engine.server";
+import { createRelay, relayParts } from "./delivery/relay.server";
+import { createSpamScore } from "./guard/spam-score.server";
+import { openPostgresStore } from "./store/postgres.server";
+import { openSqliteStore } from "./store/sqlite.server";
 
 export type ContactServices = Awaited<ReturnType<typeof createContactServices>>;
 

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { createCookie } from "@remix-run/node";
 import type { AppConfig } from "~/config.server";
-import type { SharedState } from "~/contact/store.server";
+import type { SharedState } from "~/contact/index.server";
 import { writeLogLine } from "~/lib/log-line.server";
 
 export const LINK_MINUTES = 15;

@@ -12,7 +12,7 @@ import {
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import type { AppConfig } from "~/config.server";
-import type { RateLimiters } from "~/contact/limits.server";
+import type { RateLimiters } from "~/contact/index.server";
 import {
   LINK_TRIES,
   ownerCookie,

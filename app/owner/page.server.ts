@@ -3,10 +3,8 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { config } from "~/config.server";
-import { contactServices as services } from "~/contact/action.server";
-import { clientKey } from "~/contact/client.server";
-import { describeState, type Kept } from "~/contact/message-state.server";
-import type { SendNow } from "~/contact/queue.server";
+import { contactServices as services } from "~/services.server";
+import { clientKey, describeState, type Kept, type SendNow } from "~/contact/index.server";
 import { readFormPost } from "~/lib/form-post.server";
 import { visible } from "~/lib/visible";
 import {

@@ -1,11 +1,14 @@
 // The relay's state as facts, for `outbox status` (server/outbox-owner.ts prints them) and the owner's page.
 import type { AppConfig } from "~/config.server";
-import { askedPause, askedPauseWords } from "~/contact/provider.server";
-import { readAlertLedger } from "~/contact/notify.server";
-import type { Kept } from "~/contact/message-state.server";
-import type { OwnerPort } from "~/contact/queue.server";
-import type { Relay } from "~/contact/relay.server";
-import type { SharedState } from "~/contact/store.server";
+import {
+  askedPause,
+  askedPauseWords,
+  readAlertLedger,
+  type Kept,
+  type OwnerPort,
+  type Relay,
+  type SharedState,
+} from "~/contact/index.server";
 import { site } from "~/content/site";
 
 export type RelayStatus = {

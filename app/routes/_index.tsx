@@ -17,13 +17,13 @@ import { Projects } from "~/components/sections/projects";
 import { Resume } from "~/components/sections/resume";
 import { Services } from "~/components/sections/services";
 import { Skills } from "~/components/sections/skills";
-import { contactFlash } from "~/contact/action.server";
-import type { ContactFailure, ContactOutcome } from "~/contact/contract";
+import { contactFlash } from "~/services.server";
+import type { ContactFailure, ContactOutcome } from "~/contact";
 import { site } from "~/content/site";
 import { personJsonLd } from "~/lib/json-ld";
 
-export { contactAction as action } from "~/contact/action.server";
-export { contactClientAction as clientAction } from "~/contact/client-action";
+export { contactAction as action } from "~/services.server";
+export { contactClientAction as clientAction } from "~/contact";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { sent, headers } = await contactFlash.read(request);

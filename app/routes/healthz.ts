@@ -1,4 +1,4 @@
-import { contactServices } from "~/contact/action.server";
+import { contactServices } from "~/services.server";
 import { config } from "~/config.server";
 
 /** Liveness: names modes only, never calls the provider; a store refusing writes or away is not unhealthy (docs/deploy.md). */

@@ -4,8 +4,8 @@
 // bounded text; the log lines never carry what the visitor typed.
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD } from "~/contact/contract";
-import { validateContact } from "~/contact/schema";
+import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD } from "~/contact/form/contract";
+import { validateContact } from "~/contact/form/schema";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { BROWSER_HEADERS, VALID, expectFailure, relayEnv, setupAction } from "../support/contact";
 

@@ -1,9 +1,9 @@
 // The contact action end to end: real Requests in, a real HTTP fake of the
 // EmailJS API behind it. Every test checks the answer AND what the provider got.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createContactFlash } from "~/contact/flash.server";
-import { BODY_LIMIT_BYTES } from "~/contact/post.server";
-import { HONEYPOT_FIELD } from "~/contact/contract";
+import { createContactFlash } from "~/contact/action/flash.server";
+import { BODY_LIMIT_BYTES } from "~/contact/action/contact-action.server";
+import { HONEYPOT_FIELD } from "~/contact/form/contract";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import {
   VALID_TEMPLATE_PARAMS,

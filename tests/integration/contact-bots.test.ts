@@ -7,7 +7,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CONFIRM_TEXT, OUTCOME_TEXT } from "~/contact/contract";
+import { CONFIRM_TEXT, OUTCOME_TEXT } from "~/contact/form/contract";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { BROWSER_HEADERS, postForm, relayEnv } from "../support/contact";

@@ -1,7 +1,7 @@
 // The one-time "Message Sent!" cookie: signed with SESSION_SECRET, so a
 // visitor (or a page on another site) cannot forge it, and Secure over HTTPS.
 import { describe, expect, it } from "vitest";
-import { createContactFlash } from "~/contact/flash.server";
+import { createContactFlash } from "~/contact/action/flash.server";
 
 const SECRET = "flash-test-secret-0123456789abcdef";
 const flash = createContactFlash(SECRET);

@@ -8,7 +8,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { afterAttempt, received } from "~/contact/rulebook.server";
+import { afterAttempt, received } from "~/contact/rules/rulebook.server";
 import {
   BROWSER_HEADERS,
   PROVIDER_FAILED,

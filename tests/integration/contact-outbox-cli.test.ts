@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, it, vi } from "vitest";
-import { messageId } from "~/contact/message-state.server";
+import { messageId } from "~/contact/rules/message.server";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { CLI, runOutboxCli } from "../support/outbox-cli";
 import { OWNER, VALID, expectFailure, formRequest, relayEnv, setupAction } from "../support/contact";

@@ -4,7 +4,7 @@
 import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { DATABASE_FILE } from "~/contact/store-sqlite.server";
+import { DATABASE_FILE } from "~/contact/store/sqlite.server";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { keptIn } from "../support/store";
 import {

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { attemptsWithin } from "~/contact/rulebook.server";
+import { attemptsWithin } from "~/contact/rules/rulebook.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import {
   BROWSER_HEADERS,

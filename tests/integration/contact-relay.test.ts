@@ -4,14 +4,14 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { outcomeText } from "~/contact/contract";
-import type { ContactActionOutcome } from "~/contact/post.server";
+import { outcomeText } from "~/contact/form/contract";
+import type { ContactActionOutcome } from "~/contact/action/contact-action.server";
 import type { ContactEvent } from "~/contact/events.server";
-import { STORED_PER_CLIENT } from "~/contact/limits.server";
-import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/emailjs.server";
-import { DATABASE_FILE } from "~/contact/store-sqlite.server";
-import { messageId, type Message } from "~/contact/message-state.server";
-import { afterAttempt, KEPT_LIMIT, received } from "~/contact/rulebook.server";
+import { STORED_PER_CLIENT } from "~/contact/guard/limits.server";
+import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/delivery/emailjs.server";
+import { DATABASE_FILE } from "~/contact/store/sqlite.server";
+import { messageId, type Message } from "~/contact/rules/message.server";
+import { afterAttempt, KEPT_LIMIT, received } from "~/contact/rules/rulebook.server";
 import { site } from "~/content/site";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";
 // A free port has nothing listening: "connection refused".

@@ -6,7 +6,7 @@ import { useFakeAndOutbox } from "../support/fake-and-outbox";
 import { VALID, expectFailure, expectRedirect, formRequest, relayEnv, setupAction } from "../support/contact";
 import { runOutboxCli } from "../support/outbox-cli";
 import { keptIn, keptWith, withStore } from "../support/store";
-import { KEPT_LIMIT, suspected } from "~/contact/rulebook.server";
+import { KEPT_LIMIT, suspected } from "~/contact/rules/rulebook.server";
 import type { ContactEvent } from "~/contact/events.server";
 
 const scratch = useFakeAndOutbox("contact-spam-");

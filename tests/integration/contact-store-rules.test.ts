@@ -10,9 +10,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Message, type WaitingFor } from "~/contact/message-state.server";
-import { afterAttempt, received } from "~/contact/rulebook.server";
-import { readAlertLedger } from "~/contact/notify.server";
+import { type Message, type WaitingFor } from "~/contact/rules/message.server";
+import { afterAttempt, received } from "~/contact/rules/rulebook.server";
+import { readAlertLedger } from "~/contact/alerts/notify.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import {
   BROWSER_HEADERS,

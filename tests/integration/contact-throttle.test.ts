@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 import { describe, expect, it } from "vitest";
-import { OUTCOME_TEXT } from "~/contact/contract";
+import { OUTCOME_TEXT } from "~/contact/form/contract";
 import { chromiumArgs, systemChromium } from "../support/chromium.mjs";
 import { waitForHydration } from "../support/hydration";
 import { BROWSER_HEADERS, VALID, formBody, postForm } from "../support/contact";

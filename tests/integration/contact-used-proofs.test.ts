@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createBotChecks, type BotChecks } from "~/contact/bot-checks.server";
-import { CONFIRMATION_FIELD } from "~/contact/contract";
-import { DATABASE_FILE, openSqliteStore } from "~/contact/store-sqlite.server";
-import type { Store } from "~/contact/store.server";
+import { createBotChecks, type BotChecks } from "~/contact/guard/proof.server";
+import { CONFIRMATION_FIELD } from "~/contact/form/contract";
+import { DATABASE_FILE, openSqliteStore } from "~/contact/store/sqlite.server";
+import type { Store } from "~/contact/store/store.server";
 import { testConfig } from "../support/contact";
 
 const CLIENT = "203.0.113.9";

@@ -7,8 +7,8 @@ import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { validateContact } from "~/contact/schema";
-import { CONTACT_FIELDS, HONEYPOT_FIELD } from "~/contact/contract";
+import { validateContact } from "~/contact/form/schema";
+import { CONTACT_FIELDS, HONEYPOT_FIELD } from "~/contact/form/contract";
 import { VALID } from "../support/contact";
 import { useRelayServer } from "../support/relay-server";
 

@@ -2,7 +2,7 @@
 // the production server: the owner page linked from what asks the owner to act, and a hostile provider
 // text arriving as inert text in every format (decision 056).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createAlertSender, type AlertFormat, type OwnerAlert } from "~/contact/alerts.server";
+import { createAlertSender, type AlertFormat, type OwnerAlert } from "~/contact/alerts/alerts.server";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";

@@ -1,7 +1,7 @@
 // The pause alert through real HTTP fakes of ntfy, Slack, Discord and plain JSON: accepted in each format,
 // with what EmailJS asked and when sending goes on (decision 050).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAlertSender, type AlertFormat, type OwnerAlert } from "~/contact/alerts.server";
+import { createAlertSender, type AlertFormat, type OwnerAlert } from "~/contact/alerts/alerts.server";
 import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
 const FORMATS: AlertFormat[] = ["ntfy", "slack", "discord", "json"];

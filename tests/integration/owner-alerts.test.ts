@@ -7,7 +7,7 @@ import {
   type AlertFormat,
   type AlertRetry,
   type OwnerAlert,
-} from "~/contact/alerts.server";
+} from "~/contact/alerts/alerts.server";
 import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
 const FORMATS: AlertFormat[] = ["ntfy", "slack", "discord", "json"];

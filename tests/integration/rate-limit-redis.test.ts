@@ -3,7 +3,7 @@
 // Redis is away, announced once per outage, with recovery on its own.
 import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { describe, expect, it } from "vitest";
-import { createRateLimiter } from "~/contact/limits.server";
+import { createRateLimiter } from "~/contact/guard/limits.server";
 import { freePort } from "../support/free-port";
 import { useRedisServer } from "../support/use-redis-server";
 import { until } from "../support/until";

@@ -7,7 +7,7 @@ import { copyFile, mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASE_FILE } from "~/contact/store-sqlite.server";
+import { DATABASE_FILE } from "~/contact/store/sqlite.server";
 import { ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { useFakeAndOutbox } from "../support/fake-and-outbox";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Message } from "~/contact/message-state.server";
+import type { Message } from "~/contact/rules/message.server";
 import {
   afterAttempt,
   CLAIM_MS,
@@ -18,10 +18,10 @@ import {
   suspected,
   taken,
   type Rules,
-} from "~/contact/rulebook.server";
-import { openPostgresStore } from "~/contact/store-postgres.server";
-import { DATABASE_FILE, openSqliteStore } from "~/contact/store-sqlite.server";
-import { MIGRATIONS, StoreError, type Store, type StoreEvent } from "~/contact/store.server";
+} from "~/contact/rules/rulebook.server";
+import { openPostgresStore } from "~/contact/store/postgres.server";
+import { DATABASE_FILE, openSqliteStore } from "~/contact/store/sqlite.server";
+import { MIGRATIONS, StoreError, type Store, type StoreEvent } from "~/contact/store/store.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
 import { freshDatabase, startPostgresServer } from "../support/postgres-server";
 

@@ -1,10 +1,10 @@
 // Shared by the contact tests: real Requests as a browser would send them, a
 // configuration built the way the server builds it, and a collecting logger.
 import { loadConfig, type AppConfig } from "~/config.server";
-import type { RetryOptions } from "~/contact/emailjs.server";
+import type { RetryOptions } from "~/contact/delivery/emailjs.server";
 import type { ContactEvent, ContactLogger } from "~/contact/events.server";
-import type { RelayOutcome } from "~/contact/message-state.server";
-import { createContactAction, type ContactActionOutcome } from "~/contact/post.server";
+import type { RelayOutcome } from "~/contact/rules/message.server";
+import { createContactAction, type ContactActionOutcome } from "~/contact/action/contact-action.server";
 import { createContactServices } from "~/contact/services.server";
 import { scratchOutbox } from "./scratch-outbox";
 

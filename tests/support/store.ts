@@ -1,9 +1,9 @@
 // The one-process store as a test reads and seeds it: the real SQLite file in OUTBOX_DIR, opened as the
 // server and the CLI open it (they may hold it at the same time).
-import { type Message } from "~/contact/message-state.server";
-import { afterAttempt, received, seen, suspected, type Rules } from "~/contact/rulebook.server";
-import { openSqliteStore } from "~/contact/store-sqlite.server";
-import type { Store } from "~/contact/store.server";
+import { type Message } from "~/contact/rules/message.server";
+import { afterAttempt, received, seen, suspected, type Rules } from "~/contact/rules/rulebook.server";
+import { openSqliteStore } from "~/contact/store/sqlite.server";
+import type { Store } from "~/contact/store/store.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "./contact";
 
 export async function withStore<T>(outbox: string, work: (db: Store) => T | Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 // Who one client is for the contact limits: the address the server resolved (Express's req.ip under
 // TRUST_PROXY, tested on the wire in trust-proxy.test.ts), keyed per IPv4 address and IPv6 /64.
 import { describe, expect, it } from "vitest";
-import { clientKey, networkKey, UNKNOWN_CLIENT_KEY } from "~/contact/client.server";
+import { clientKey, networkKey, UNKNOWN_CLIENT_KEY } from "~/contact/guard/client.server";
 
 describe("clientKey", () => {
   it.each([

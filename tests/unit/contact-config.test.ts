@@ -4,7 +4,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "~/config.server";
-import { isBlocked } from "~/contact/limits.server";
+import { isBlocked } from "~/contact/guard/limits.server";
 
 function load(env: Record<string, string | undefined>) {
   const lines: string[] = [];

@@ -7,7 +7,7 @@ import {
   outcomeText,
   type ContactFailure,
   type ContactFailureReason,
-} from "~/contact/contract";
+} from "~/contact/form/contract";
 
 // Word for word from the spec (docs/product.md, docs/contact.md), not from the code under test.
 const SENT = {

@@ -2,8 +2,8 @@
 // per-field messages, and the field names the page relies on.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD } from "~/contact/contract";
-import { validateContact } from "~/contact/schema";
+import { CONTACT_FIELDS, FIELD_BOUNDS, HONEYPOT_FIELD } from "~/contact/form/contract";
+import { validateContact } from "~/contact/form/schema";
 
 const VALID = { name: "Zoë Ångström", email: "zoe@example.org", subject: "Hi", message: "Hello there" };
 

@@ -1,7 +1,7 @@
 // The owner's alerts: which format a webhook URL gets, and texts that name the state and the fix
 // without a visitor's words or address.
 import { describe, expect, it } from "vitest";
-import { alertFormat, alertText, type OwnerAlert } from "~/contact/alerts.server";
+import { alertFormat, alertText, type OwnerAlert } from "~/contact/alerts/alerts.server";
 
 describe("alertFormat", () => {
   it.each([

@@ -1,7 +1,7 @@
 // The relay's rulebook on an injected clock: every next step of a message, what its visitor is told, the
 // account's refusal, fair order, places, retention and the alerts due. No engine and no real second.
 import { describe, expect, it } from "vitest";
-import { type Message, type RelayOutcome } from "~/contact/message-state.server";
+import { type Message, type RelayOutcome } from "~/contact/rules/message.server";
 import {
   afterAttempt,
   afterRefusal,
@@ -24,7 +24,7 @@ import {
   suspected,
   visitorAnswer,
   type Rules,
-} from "~/contact/rulebook.server";
+} from "~/contact/rules/rulebook.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
 
 const T0 = Date.parse("2026-11-28T12:00:00Z");

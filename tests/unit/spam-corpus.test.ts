@@ -4,10 +4,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { validateContact } from "~/contact/schema";
-import { createSpamScore } from "~/contact/spam-score.server";
-import { openSqliteStore } from "~/contact/store-sqlite.server";
-import type { Store } from "~/contact/store.server";
+import { validateContact } from "~/contact/form/schema";
+import { createSpamScore } from "~/contact/guard/spam-score.server";
+import { openSqliteStore } from "~/contact/store/sqlite.server";
+import type { Store } from "~/contact/store/store.server";
 import { BROWSER_HEADERS, testConfig } from "../support/contact";
 import { GENUINE, SPAM, type Sample, type Sender } from "../support/spam-corpus";
 

@@ -1,7 +1,7 @@
 // Opening the store beside another process: SQLite may refuse the switch to WAL at once (SQLITE_BUSY without
 // its busy timeout); the switch is tried again within a bound, and any other error is thrown as it came.
 import { describe, expect, it } from "vitest";
-import { walMode } from "~/contact/store-sqlite.server";
+import { walMode } from "~/contact/store/sqlite.server";
 
 /** SQLite's handle as far as the switch uses it: refuses `busyTimes` times, then takes it. */
 function handle(busyTimes: number, errcode = 5) {

@@ -2,20 +2,22 @@ import { useFetcher } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { buttonClass } from "~/components/ui/button";
 import type { ToastItem } from "~/components/ui/toast";
-import type { contactClientAction } from "~/contact/client-action";
 import {
+  type contactClientAction,
+  type validateContact,
   CONFIRM_TEXT,
   FIELD_BOUNDS,
   CONFIRMATION_FIELD,
   HONEYPOT_FIELD,
+  loadProofSolver,
+  loadSchema,
   OUTCOME_ID,
   PROOF_FIELD,
   outcomeText,
   type ContactField,
   type ContactOutcome,
   type FieldErrors,
-} from "~/contact/contract";
-import type { validateContact } from "~/contact/schema";
+} from "~/contact";
 import { cn } from "~/lib/cn";
 
 const fieldClass =
@@ -24,9 +26,10 @@ const fieldClass =
 // Loaded with the first submission, not with the page (decision 005).
 const loadToaster = () => import("~/components/ui/toast");
 const Toaster = lazy(loadToaster);
-const loadSchema = () => import("~/contact/schema");
 const solveProof = () =>
-  import("~/contact/proof.client").then((proof) => proof.solveContactChallenge()).catch(() => null);
+  loadProofSolver()
+    .then((proof) => proof.solveContactChallenge())
+    .catch(() => null);
 type Proof = { pending: Promise<string | null>; value?: string | null };
 const PROOF_WAIT_MS = 5_000;
 

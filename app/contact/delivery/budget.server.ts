@@ -1,6 +1,6 @@
 // The send budget: mails that may have reached the provider, counted per day and per month (decision 045).
-import type { WaitingFor } from "./message-state.server";
-import type { SharedState } from "./store.server";
+import type { WaitingFor } from "../rules/message.server";
+import type { SharedState } from "../store/store.server";
 
 export type BudgetSettings = {
   daily: number;

@@ -1,8 +1,8 @@
 // One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047);
 // what it answers is the rulebook's RelayOutcome, and what follows is the rulebook's to decide.
 import type { AppConfig } from "~/config.server";
-import type { SharedState } from "./store.server";
-import type { OwnerAlert } from "./alerts.server";
+import type { SharedState } from "../store/store.server";
+import type { OwnerAlert } from "../alerts/alerts.server";
 import { createBudget, type Budget } from "./budget.server";
 import {
   buildSendBody,
@@ -13,9 +13,9 @@ import {
   type TemplateParams,
 } from "./emailjs.server";
 import { createProvider, providerWords, type Provider } from "./provider.server";
-import type { ContactLogger } from "./events.server";
-import { FAILURE, messageId, type RelayOutcome, type Sender } from "./message-state.server";
-import { accountRefusal, paceIntervalMs, slotWaitMs } from "./rulebook.server";
+import type { ContactLogger } from "../events.server";
+import { FAILURE, messageId, type RelayOutcome, type Sender } from "../rules/message.server";
+import { accountRefusal, paceIntervalMs, slotWaitMs } from "../rules/rulebook.server";
 
 export type Relay = {
   send(

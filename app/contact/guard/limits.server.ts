@@ -8,7 +8,7 @@ import {
 } from "rate-limiter-flexible";
 import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
 import { looksHeadless, networkKey } from "./client.server";
-import type { ContactMessage } from "./schema";
+import type { ContactMessage } from "../form/schema";
 
 export type Refusal =
   | { status: 403; reason: "blocklisted" }

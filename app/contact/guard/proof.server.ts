@@ -3,8 +3,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { createChallenge, randomInt, verifySolution, type Challenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { AppConfig } from "~/config.server";
-import { CONFIRMATION_FIELD, PROOF_FIELD } from "./contract";
-import type { Store } from "./store.server";
+import { CONFIRMATION_FIELD, PROOF_FIELD } from "../form/contract";
+import type { Store } from "../store/store.server";
 
 const COUNTER_RANGE = [2_000, 6_000] as const;
 const PROOF_MAX_CHARS = 4_096;

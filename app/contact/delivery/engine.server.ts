@@ -6,10 +6,10 @@ import path from "node:path";
 import type { AppConfig } from "~/config.server";
 import { attempt, type AttemptParts } from "./attempt.server";
 import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
-import { purged, type ContactLogger } from "./events.server";
-import { tellOwner, type Notify } from "./notify.server";
-import type { Admitted, Quotas } from "./limits.server";
-import { messageId, NOT_KEPT, type Message, type Sender } from "./message-state.server";
+import { purged, type ContactLogger } from "../events.server";
+import { tellOwner, type Notify } from "../alerts/notify.server";
+import type { Admitted, Quotas } from "../guard/limits.server";
+import { messageId, NOT_KEPT, type Message, type Sender } from "../rules/message.server";
 import {
   afterRefusal,
   answerOf,
@@ -25,11 +25,11 @@ import {
   suspected,
   taken,
   visitorAnswer,
-} from "./rulebook.server";
+} from "../rules/rulebook.server";
 import { ownerCommands } from "./owner-commands.server";
-import type { Delivery, Engine, Sent } from "./queue.server";
+import type { Delivery, Engine, Sent } from "./port.server";
 import type { Relay } from "./relay.server";
-import { StoreError, type Store } from "./store.server";
+import { StoreError, type Store } from "../store/store.server";
 
 /** Retention and the owner's alerts are looked at this often. */
 const TICK_MS = 30_000;

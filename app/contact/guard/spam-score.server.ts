@@ -2,8 +2,8 @@
 import { createHash } from "node:crypto";
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 import { namesAutomation } from "./client.server";
-import type { ContactMessage } from "./schema";
-import type { Store } from "./store.server";
+import type { ContactMessage } from "../form/schema";
+import type { Store } from "../store/store.server";
 
 type SpamSignal =
   | "extra_link"

@@ -1,11 +1,11 @@
 // One try of a message an engine holds, carried out the same on either engine and for every sender (a visitor's
 // first try too): its network's share, the relay, and its next state as the rulebook says; the engine then stores
 // and schedules that state.
-import type { ContactLogger } from "./events.server";
-import type { Quotas } from "./limits.server";
-import type { Message, RelayOutcome, Sender } from "./message-state.server";
+import type { ContactLogger } from "../events.server";
+import type { Quotas } from "../guard/limits.server";
+import type { Message, RelayOutcome, Sender } from "../rules/message.server";
 import type { Relay } from "./relay.server";
-import { afterAttempt, waitForShare, type Rules } from "./rulebook.server";
+import { afterAttempt, waitForShare, type Rules } from "../rules/rulebook.server";
 
 export type AttemptParts = {
   relay: Relay;

@@ -2,7 +2,7 @@
 // the client's limits → spam score → send within the provider's limits, or keep → answer (decision 049).
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { readFormPost } from "~/lib/form-post.server";
-import { clientKey } from "./client.server";
+import { clientKey } from "../guard/client.server";
 import {
   CONTACT_FIELDS,
   OUTCOME_ID,
@@ -10,10 +10,10 @@ import {
   type ContactFailureReason,
   type ContactFields,
   type FieldErrors,
-} from "./contract";
-import { honeypotFilled, validateContact } from "./schema";
-import { StoreError } from "./store.server";
-import type { ContactServices } from "./services.server";
+} from "../form/contract";
+import { honeypotFilled, validateContact } from "../form/schema";
+import { StoreError } from "../store/store.server";
+import type { ContactServices } from "../services.server";
 
 /** Above any valid form: 5,554 characters of up to 9 percent-encoded bytes (CJK) stay under 50 KB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;

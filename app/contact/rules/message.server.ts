@@ -1,8 +1,8 @@
 // A message's words and shapes: its states, the record an engine stores, what the relay and a visitor are
 // told. The decisions on them are the rulebook's (rulebook.server.ts).
 import { createHash } from "node:crypto";
-import type { ContactFailureReason } from "./contract";
-import type { SendFailureKind, TemplateParams } from "./emailjs.server";
+import type { ContactFailureReason } from "../form/contract";
+import type { SendFailureKind, TemplateParams } from "../delivery/emailjs.server";
 
 /** What a waiting message waits for; each is sent again by itself when it frees. */
 export const WAITING_FOR = [

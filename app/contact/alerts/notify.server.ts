@@ -2,10 +2,10 @@
 // kept are due by the rulebook, told once for every instance (decision 048).
 import type { AppConfig } from "~/config.server";
 import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
-import type { ContactLogger } from "./events.server";
-import { type Message } from "./message-state.server";
-import { alertsDue, EMPTY_LEDGER, type AlertLedger, type Rules } from "./rulebook.server";
-import type { SharedState } from "./store.server";
+import type { ContactLogger } from "../events.server";
+import { type Message } from "../rules/message.server";
+import { alertsDue, EMPTY_LEDGER, type AlertLedger, type Rules } from "../rules/rulebook.server";
+import type { SharedState } from "../store/store.server";
 
 const LEDGER = "alerts";
 export const readAlertLedger = (state: SharedState) => state.read<AlertLedger>(LEDGER, EMPTY_LEDGER);

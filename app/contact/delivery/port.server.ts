@@ -1,11 +1,11 @@
 // The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the store, on one SQLite file or
 // PostgreSQL (decisions 053, 057, 062, 063). The action sends through `delivery`; the owner's commands go through `owner`.
 import type { TemplateParams } from "./emailjs.server";
-import type { Admitted } from "./limits.server";
-import type { Kept, Sent } from "./message-state.server";
-import type { StoreHealth } from "./store.server";
+import type { Admitted } from "../guard/limits.server";
+import type { Kept, Sent } from "../rules/message.server";
+import type { StoreHealth } from "../store/store.server";
 
-export type { Sent } from "./message-state.server";
+export type { Sent } from "../rules/message.server";
 
 export type Delivery = {
   send(params: TemplateParams, sender: Admitted): Promise<Sent>;

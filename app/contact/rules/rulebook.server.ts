@@ -1,8 +1,8 @@
 // The relay's rulebook: every next step of a message, decided here once and obeyed by both engines (decision 057).
 // Pure: no I/O, and the time is always passed in, so each rule is tested on an injected clock.
 import type { AppConfig } from "~/config.server";
-import type { ContactFailureReason } from "./contract";
-import type { TemplateParams } from "./emailjs.server";
+import type { ContactFailureReason } from "../form/contract";
+import type { TemplateParams } from "../delivery/emailjs.server";
 import {
   FAILURE,
   failedByProvider,
@@ -15,7 +15,7 @@ import {
   type RelayOutcome,
   type Sender,
   type Sent,
-} from "./message-state.server";
+} from "./message.server";
 
 /** The settings the rules read (the app's config is one). */
 export type Rules = Pick<

@@ -1,7 +1,7 @@
 // The relay's one store as an async port: kept messages and their claims, the shared records, used proofs.
 // Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts,
 // store-postgres.server.ts) only runs them.
-import type { Message } from "./message-state.server";
+import type { Message } from "../rules/message.server";
 
 /** One auto-commit statement at a time; the adapter waits out another process's lock without blocking. */
 export type Sql = {

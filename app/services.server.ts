@@ -1,11 +1,9 @@
-// The contact action, its flash, its challenge and the redelivery, with the configuration read at start;
-// the one place the action's outcome becomes Remix's answer.
+// The site's contact services, built once at start from the configuration: the action, its flash, its
+// challenge and the redelivery; the one place the action's outcome becomes Remix's answer.
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
 import { site } from "~/content/site";
-import { clientKey } from "./client.server";
-import { createContactAction } from "./post.server";
-import { createContactServices } from "./services.server";
+import { clientKey, createContactAction, createContactServices } from "~/contact/index.server";
 
 const services = await createContactServices(config, { toName: site.name });
 const decide = createContactAction(services);
