@@ -5,11 +5,11 @@ import { type Message, type RelayOutcome } from "~/contact/rules/message.server"
 import {
   afterAttempt,
   afterRefusal,
-  alertsDue,
   attemptsWithin,
-  EMPTY_LEDGER,
   expired,
   fairOrder,
+  goesWhileRefused,
+  hearsKnownFailure,
   isDue,
   CLAIM_MS,
   holdsTheRest,
@@ -17,14 +17,17 @@ import {
   KNOWN_FAILURE_MS,
   paceIntervalMs,
   slotWaitMs,
+  spendsShare,
   placeFor,
   received,
   RESERVED_FOR_NEW_CLIENTS,
-  refusedOne,
   suspected,
+  takesClientPlace,
   visitorAnswer,
   type Rules,
 } from "~/contact/rules/rulebook.server";
+import { alertsDue, EMPTY_LEDGER } from "~/contact/rules/alerts-due.server";
+import { refusedOne } from "~/contact/rules/refusals.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
 
 const T0 = Date.parse("2026-11-28T12:00:00Z");
@@ -264,5 +267,31 @@ describe("what each sender waits for its slot", () => {
     expect(holdsTheRest(waiting)).toBe(true);
     expect(holdsTheRest(null)).toBe(false);
     expect(holdsTheRest(afterAttempt(post(), failed(), T0, RULES))).toBe(false);
+  });
+});
+
+describe("who goes, spends and hears what", () => {
+  it("a network's daily share is spent once, before the first try, and never by the owner", () => {
+    expect(spendsShare(post(), "visitor")).toBe(true);
+    expect(spendsShare(post(), "redelivery")).toBe(true);
+    expect(spendsShare(post(), "owner")).toBe(false);
+    expect(spendsShare({ ...post(), shared: true }, "visitor")).toBe(false);
+  });
+
+  it("only a visitor behind its slot hears a failure the provider is known to have", () => {
+    const behind = { ok: false, waiting: "pace" } as const;
+    expect(hearsKnownFailure("visitor", behind)).toBe(true);
+    expect(hearsKnownFailure("redelivery", behind)).toBe(false);
+    expect(hearsKnownFailure("visitor", { ok: false, waiting: "day_limit" })).toBe(false);
+    expect(hearsKnownFailure("visitor", failed())).toBe(false);
+  });
+
+  it("while the account is refused only the probe and the owner go; a message behind its slot takes no client's place", () => {
+    expect((["visitor", "redelivery", "probe", "owner"] as const).filter(goesWhileRefused)).toEqual([
+      "probe",
+      "owner",
+    ]);
+    expect(takesClientPlace(post())).toBe(false);
+    expect(takesClientPlace(afterAttempt(post(), failed(), T0, RULES)!)).toBe(true);
   });
 });

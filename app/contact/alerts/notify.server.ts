@@ -4,7 +4,8 @@ import type { AppConfig } from "~/config.server";
 import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
 import type { ContactLogger } from "../events.server";
 import { type Message } from "../rules/message.server";
-import { alertsDue, EMPTY_LEDGER, type AlertLedger, type Rules } from "../rules/rulebook.server";
+import { alertsDue, EMPTY_LEDGER, type AlertLedger } from "../rules/alerts-due.server";
+import type { Rules } from "../rules/rulebook.server";
 import type { SharedState } from "../store/store.server";
 
 const LEDGER = "alerts";

@@ -1,11 +1,16 @@
-// One try of a message an engine holds, carried out the same on either engine and for every sender (a visitor's
-// first try too): its network's share, the relay, and its next state as the rulebook says; the engine then stores
-// and schedules that state.
+// One try of a message, the same for every sender (a visitor's first try too): its network's share, the relay,
+// and its next state as the rulebook says; the engine then stores and schedules that state.
 import type { ContactLogger } from "../events.server";
 import type { Quotas } from "../guard/limits.server";
 import type { Message, RelayOutcome, Sender } from "../rules/message.server";
 import type { Relay } from "./relay.server";
-import { afterAttempt, waitForShare, type Rules } from "../rules/rulebook.server";
+import {
+  afterAttempt,
+  hearsKnownFailure,
+  spendsShare,
+  waitForShare,
+  type Rules,
+} from "../rules/rulebook.server";
 
 export type AttemptParts = {
   relay: Relay;
@@ -25,24 +30,16 @@ export async function attempt(
   { relay, quotas, rules, log, refusalEnded }: AttemptParts,
   stopping?: () => boolean,
 ): Promise<Tried> {
-  // Its network's daily share, once, before its first try; the owner's sends are within no visitor's.
   let held = message;
-  if (!message.shared && who !== "owner") {
+  if (spendsShare(message, who)) {
     const share = await quotas.networkShare(message.network);
     if (!share.ok) return { sent: null, next: waitForShare(message, Date.now(), share.retryMs) };
     held = { ...message, shared: true };
   }
   const sent = await relay.send(held.params, { who, counted: held.counted, stopping });
   if (sent.ok && sent.refusalEnded) await refusalEnded();
-  // A visitor behind its slot while the provider is known to fail hears that failure (the rulebook's rule).
-  const known = who === "visitor" && !sent.ok && sent.waiting === "pace";
-  const next = afterAttempt(
-    held,
-    sent,
-    Date.now(),
-    rules,
-    known ? await relay.provider.knownFailure() : null,
-  );
+  const known = hearsKnownFailure(who, sent) ? await relay.provider.knownFailure() : null;
+  const next = afterAttempt(held, sent, Date.now(), rules, known);
   // A visitor's first try is told as its post's answer; the engine logs what it keeps.
   if (who === "visitor") return { sent, next };
   if (!next) {

@@ -2,7 +2,8 @@
 import { createHash } from "node:crypto";
 import type { MailConfig } from "~/config.server";
 import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
-import { refusedOne, type KnownFailure, type Refusals } from "../rules/rulebook.server";
+import { refusedOne, type Refusals } from "../rules/refusals.server";
+import type { KnownFailure } from "../rules/rulebook.server";
 import type { SharedState } from "../store/store.server";
 
 /** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */

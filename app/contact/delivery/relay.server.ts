@@ -15,7 +15,8 @@ import {
 import { createProvider, providerWords, type Provider } from "./provider.server";
 import type { ContactLogger } from "../events.server";
 import { FAILURE, messageId, type RelayOutcome, type Sender } from "../rules/message.server";
-import { accountRefusal, paceIntervalMs, slotWaitMs } from "../rules/rulebook.server";
+import { accountRefusal } from "../rules/refusals.server";
+import { paceIntervalMs, slotWaitMs } from "../rules/rulebook.server";
 
 export type Relay = {
   send(

@@ -1,5 +1,4 @@
-// A message's words and shapes: its states, the record an engine stores, what the relay and a visitor are
-// told. The decisions on them are the rulebook's (rulebook.server.ts).
+// A message's words and shapes: its states, the record the store keeps, what the relay and a visitor are told.
 import { createHash } from "node:crypto";
 import type { ContactFailureReason } from "../form/contract";
 import type { SendFailureKind, TemplateParams } from "../delivery/emailjs.server";
@@ -27,7 +26,6 @@ export type KeptState =
 
 /** A kept message as the owner's commands show it (times as ISO strings). */
 export type Kept = KeptState & {
-  /** The message's content hash: the same message posted again is the same one. */
   id: string;
   params: TemplateParams;
   /** When it was received, and when it entered its state (the retention clock of held and given-up ones). */
@@ -105,14 +103,11 @@ export const FAILURE = {
   timeout: { status: 504, reason: "upstream_timeout" },
 } as const satisfies Record<string, { status: number; reason: ContactFailureReason }>;
 
-/** The account is refused until the owner's fix. */
 export const REFUSING = { status: 503, reason: "provider_refusing" } as const;
-/** Held for the owner: the provider refused this message for itself. */
 export const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" } as const;
 /** Not sent, and no place to keep it: the visitor keeps the text and is told to write by other means. */
 export const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
-/** A failed send's answer: the account's refusal, or how the provider failed. */
 export function failureOf(
   outcome: Exclude<RelayOutcome, { ok: true } | { waiting: Exclude<RelayWait, "account"> }>,
 ) {
@@ -130,7 +125,6 @@ export function waitingOn(reason: ContactFailureReason, uncertain: boolean) {
 export const failedByProvider = (kept: { for: WaitingFor | HeldFor }) =>
   kept.for === "provider" || kept.for === "uncertain";
 
-/** A kept message in the owner's words and times. */
 export function keptView(message: Message): Kept {
   const { network: _, counted: __, failure: ___, ...rest } = message;
   return {

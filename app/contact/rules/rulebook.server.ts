@@ -1,5 +1,5 @@
-// The relay's rulebook: every next step of a message, decided here once and obeyed by both engines (decision 057).
-// Pure: no I/O, and the time is always passed in, so each rule is tested on an injected clock.
+// The relay's rulebook: every next step of a message, decided here once (decision 057). Pure: the time is
+// passed in, so each rule is tested on an injected clock.
 import type { AppConfig } from "~/config.server";
 import type { ContactFailureReason } from "../form/contract";
 import type { TemplateParams } from "../delivery/emailjs.server";
@@ -17,7 +17,6 @@ import {
   type Sent,
 } from "./message.server";
 
-/** The settings the rules read (the app's config is one). */
 export type Rules = Pick<
   AppConfig,
   "redelivery" | "providerProbeSeconds" | "keepDays" | "waitingAlertMinutes"
@@ -55,7 +54,6 @@ export function attemptsWithin(settings: Rules["redelivery"]): number {
   return attempts;
 }
 
-/** A new post, before its first try: it waits for its slot. */
 export function received(params: TemplateParams, network: string, now: number): Message {
   return {
     state: "waiting",
@@ -73,7 +71,6 @@ export function received(params: TemplateParams, network: string, now: number): 
   };
 }
 
-/** Suspected spam: held for the owner, never sent by itself. */
 export const suspected = (
   params: TemplateParams,
   network: string,
@@ -92,11 +89,7 @@ export type KnownFailure = { reason: ContactFailureReason; at?: number } | null;
 /** A failure older than this is no longer known: a visitor's new message is tried, and a blip ends at once. */
 export const KNOWN_FAILURE_MS = 10_000;
 
-/**
- * What follows one answer of the provider: null when it was sent, else the message in its next state.
- * `knownFailure`: a message that would wait only for its slot waits for the provider instead while the
- * provider is known to fail (a failure of the last KNOWN_FAILURE_MS), so its visitor hears it, not "sent".
- */
+/** The message's next state after one answer (null: sent); behind its slot while the provider is known to fail, it waits for the provider. */
 export function afterAttempt(
   message: Message,
   sent: RelayOutcome,
@@ -165,7 +158,6 @@ export function afterAttempt(
   );
 }
 
-/** Its network's daily share is spent: it waits for the share's next unit. */
 export const waitForShare = (message: Message, now: number, retryMs: number): Message => ({
   ...message,
   state: "waiting",
@@ -174,13 +166,25 @@ export const waitForShare = (message: Message, now: number, retryMs: number): Me
   nextAttempt: now + retryMs,
 });
 
+/** Its network's daily share is spent once, before its first try; the owner's sends are within no visitor's. */
+export const spendsShare = (message: Message, who: Sender) => !message.shared && who !== "owner";
+
+/** Only a visitor's post behind its slot hears a failure the provider is known to have. */
+export const hearsKnownFailure = (who: Sender, sent: RelayOutcome) =>
+  who === "visitor" && !sent.ok && sent.waiting === "pace";
+
+/** While the account is refused, only the probe and the owner's sends go to the provider. */
+export const goesWhileRefused = (who: Sender) => who === "probe" || who === "owner";
+
+/** A message that waits only for its slot leaves within seconds: it takes none of its client's places. */
+export const takesClientPlace = (message: Message) => message.for !== "pace";
+
 /** The account's refusal ended: what waited for it waits only for its slot now, and leaves at the pace. */
 export const afterRefusal = (message: Message, now: number): Message =>
   message.state === "waiting" && message.for === "account"
     ? { ...message, for: "pace", since: now, nextAttempt: now }
     : message;
 
-/** What a visitor is told of their new post, from what became of it (null: sent). */
 export const visitorAnswer = (message: Message | null): Sent =>
   message ? answerOf(message, message.failure) : { ok: true };
 
@@ -191,10 +195,7 @@ export const isDue = (message: Message, now: number) =>
 /** How long a send holds a message before another process may take it (then it may have arrived). */
 export const CLAIM_MS = 60_000;
 
-/**
- * How long each sender waits for a slot at the provider's pace. A visitor whose slot is this near (two at one
- * a second) hears what EmailJS says; the owner waits at a prompt; the background never past its claim.
- */
+/** A visitor whose slot is this near hears what EmailJS says; the owner waits at a prompt; the background within its claim. */
 export const slotWaitMs = (who: Sender): number =>
   ({ visitor: 2_000, owner: 10_000, redelivery: CLAIM_MS / 2, probe: CLAIM_MS / 2 })[who];
 
@@ -209,10 +210,7 @@ export const holdsTheRest = (next: Message | null) =>
 export const taken = ({ message, orphaned }: { message: Message; orphaned: boolean }): Message =>
   orphaned ? { ...message, uncertain: true } : message;
 
-/**
- * A kept message as seen from outside its send: one held by a sender (alive, or dead until its claim ends)
- * may have arrived, and is tried next when that claim ends.
- */
+/** A kept message seen from outside its send: one a sender holds may have arrived, and is tried when the claim ends. */
 export function seen(
   { message, claimedUntil }: { message: Message; claimedUntil: number | null },
   now: number,
@@ -226,10 +224,7 @@ export function seen(
   };
 }
 
-/**
- * The order a backlog drains in: one message per network per round, each round by time, so many messages
- * from a few networks never put another network's behind them.
- */
+/** A backlog drains one message per network per round, each round by time: a few networks never hold back the rest. */
 export function fairOrder<T extends Pick<Message, "network" | "receivedAt">>(messages: T[]): T[] {
   const turns = new Map<string, number>();
   return [...messages]
@@ -260,85 +255,3 @@ export function placeFor(kept: number, first: boolean, spam: boolean): "ok" | "e
 /** Only what waits for the owner expires, counted from when it began to. */
 export const expired = (message: Pick<Message, "state" | "since">, now: number, rules: Rules) =>
   message.state !== "waiting" && now - message.since > rules.keepDays * 86_400_000;
-
-export type AlertLedger = {
-  waitingTold: boolean;
-  spamToldAt: string;
-  last: { kind: string; at: string; delivered: boolean } | null;
-};
-export const EMPTY_LEDGER: AlertLedger = { waitingTold: false, spamToldAt: "", last: null };
-
-type DueAlert =
-  | { kind: "messages_waiting"; count: number; oldestHours: number }
-  | { kind: "spam_digest"; count: number; day: string };
-
-/** The alerts that follow from what is kept, each told once per change: messages failing too long, the spam digest. */
-export function alertsDue(
-  ledger: AlertLedger,
-  messages: Pick<Message, "state" | "for" | "since">[],
-  now: number,
-  rules: Rules,
-): { ledger: AlertLedger; alerts: DueAlert[] } {
-  const DAY_MS = 86_400_000;
-  const failing = messages
-    .filter((m) => m.state === "waiting" && failedByProvider(m))
-    .map((m) => now - m.since);
-  const longest = Math.max(0, ...failing);
-  const late = longest > rules.waitingAlertMinutes * 60_000;
-  const alerts: DueAlert[] = [];
-  let next = ledger;
-  if (ledger.waitingTold !== late) {
-    next = { ...next, waitingTold: late };
-    if (late)
-      alerts.push({
-        kind: "messages_waiting",
-        count: failing.length,
-        oldestHours: Math.floor(longest / 3_600_000),
-      });
-  }
-  const recent = messages.filter(
-    (m) => m.state === "held" && m.for === "suspected_spam" && now - m.since <= DAY_MS,
-  ).length;
-  if (recent > 0 && (!ledger.spamToldAt || now - Date.parse(ledger.spamToldAt) >= DAY_MS)) {
-    next = { ...next, spamToldAt: new Date(now).toISOString() };
-    alerts.push({ kind: "spam_digest", count: recent, day: new Date(now).toISOString().slice(0, 10) });
-  }
-  return { ledger: next, alerts };
-}
-
-/** A refusal only the owner can fix, with what to do; null for a refusal of one message or a passing fault. */
-export function accountRefusal(status: number, text: string): string | null {
-  if (status === 403 && /non-browser/i.test(text)) {
-    return "enable API for non-browser applications in EmailJS, Account → Security";
-  }
-  if (status === 412) return "reconnect the email service (e.g. Gmail) in EmailJS, Email Services";
-  if (status >= 400 && status < 500 && status !== 429) {
-    if (/public key|user(_| )?id|service id|template id|private key|access ?token/i.test(text)) {
-      return "check EMAILJS_PUBLIC_KEY, EMAILJS_SERVICE_ID, EMAILJS_TEMPLATE_ID and EMAILJS_PRIVATE_KEY against the EmailJS dashboard";
-    }
-  }
-  return null;
-}
-
-export type Refusals = { refusals: { status: number; words: string; id: string; at: number }[] };
-const REFUSAL_MEMORY_MS = 86_400_000;
-const REFUSALS_KEPT = 20;
-
-/**
- * One message refused with words that name no account setting: held for itself, unless two other messages
- * were refused the same way within a day. Then this third one, which is not one of them, confirms that it is
- * the account's refusal, in the provider's own words.
- */
-export function refusedOne(
-  recorded: Refusals,
-  refusal: { status: number; words: string; id: string },
-  now: number,
-): { next: Refusals; hint: string | null } {
-  const recent = recorded.refusals.filter((r) => now - r.at < REFUSAL_MEMORY_MS && r.id !== refusal.id);
-  const others = new Set(
-    recent.filter((r) => r.status === refusal.status && r.words === refusal.words).map((r) => r.id),
-  );
-  const next = { refusals: [...recent, { ...refusal, at: now }].slice(-REFUSALS_KEPT) };
-  const hint = `EmailJS refused three different messages with ${refusal.status} "${refusal.words}": see what it says in the EmailJS dashboard`;
-  return { next, hint: others.size >= 2 ? hint : null };
-}
