@@ -332,6 +332,19 @@ describe.each(ADAPTERS)("the store port on $name", (adapter) => {
     expect(atOnce.filter(Boolean)).toHaveLength(1);
   });
 
+  it("seenBy remembers each client beside each key for its lifetime: other clients are counted, across connections", async () => {
+    const [first, second] = [await open(), await open()];
+    const ttl = 60 * S;
+    expect(await first.seenBy(["text", "link"], "client-1", T0, ttl)).toEqual([0, 0]);
+    expect(await second.seenBy(["text"], "client-2", T0 + 1, ttl)).toEqual([1]);
+    // The same client again is not another; a key nobody else sent counts none.
+    expect(await first.seenBy(["text", "other"], "client-1", T0 + 2, ttl)).toEqual([1, 0]);
+    expect(await second.seenBy(["link"], "client-3", T0 + 3, ttl)).toEqual([1]);
+    // Past its lifetime a client is forgotten: client-5 finds client-4 alone beside "text".
+    expect(await first.seenBy(["text"], "client-4", T0 + ttl + 3, ttl)).toEqual([0]);
+    expect(await second.seenBy(["text"], "client-5", T0 + ttl + 4, ttl)).toEqual([1]);
+  });
+
   it("a sent message forgotten is gone from the list at once, and from the store for every connection", async () => {
     const [sender, other] = [await open(), await open()];
     const sent = failedOnce("Sent");
