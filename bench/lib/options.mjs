@@ -40,7 +40,7 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               time (a software passkey), for --duration s (at most 5) alone,
               then as long while --connections other clients, each in a /64
               of its own, keep starting sign-ins: p50/p99 and whether every
-              sign-in landed (the SQLite store)
+              sign-in landed, on the SQLite file, then on PostgreSQL
   path        the project's files and functions one sent post runs through
               (a valid post with a solved proof, the provider answering 200),
               by V8's precise coverage of the contact action in a process
