@@ -12,7 +12,6 @@ import { load } from "./lib/load.mjs";
 import { mainThreadInterleaved } from "./lib/main-thread.mjs";
 import { parseArgs } from "./lib/options.mjs";
 import { measureOwnerSignIn } from "./lib/owner-sign-in.mjs";
-import { prepareCheckout } from "./lib/checkout.mjs";
 import { measurePacing } from "./lib/pacing.mjs";
 import { measurePostPath } from "./lib/post-path.mjs";
 import { render } from "./lib/table.mjs";
@@ -122,6 +121,7 @@ async function main() {
   const started = new Date();
   const results = {
     date: started.toISOString(),
+    commit: spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim(),
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? null,
@@ -139,7 +139,7 @@ async function main() {
       busy: o.busy,
       backlog: o.backlog,
       visitors: o.visitors,
-      before: o.before,
+      replicas: o.replicas,
     },
     loadavgAtStart: os.loadavg(),
   };
@@ -348,18 +348,8 @@ async function main() {
     }
 
     if (!o.skip.has("path")) {
-      const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
-      results.path = measurePostPath().map((row) => ({ ...row, commit: head }));
-      if (o.before) {
-        const earlier = prepareCheckout(o.before, log);
-        for (const row of measurePostPath(`${earlier.dir}/`)) {
-          results.path.push({
-            ...row,
-            engine: `before, ${row.engine === "queue" ? "REDIS_URL" : "no REDIS_URL"}`,
-            commit: earlier.commit,
-          });
-        }
-      }
+      log("a sent post's path, on the SQLite file and on PostgreSQL");
+      results.path = measurePostPath();
     }
 
     if (!o.skip.has("pacing")) {
@@ -370,7 +360,7 @@ async function main() {
         headers: BROWSER_HEADERS,
         backlog: o.backlog,
         visitors: o.visitors,
-        before: o.before,
+        replicas: o.replicas,
         log,
       });
     }

@@ -2,7 +2,7 @@
 export const HELP = `usage: npm run bench -- [--runs N] [--duration S] [--connections C]
                         [--skip weight,lighthouse,load,contact,owner,path,pacing] [--quick]
                         [--build] [--wait-idle LOAD[:MAXSEC]] [--busy N]
-                        [--backlog N] [--visitors N] [--before REV|none]
+                        [--backlog N] [--visitors N] [--replicas N]
 
 Builds when the build is missing or older than the sources (--build: always),
 starts the production server (build/server.js, as npm start) with the EmailJS
@@ -40,20 +40,17 @@ stylesheet, all on 127.0.0.1. Then measures, one after the other:
               time (a software passkey), for --duration s (at most 5) alone,
               then as long while --connections other clients, each in a /64
               of its own, keep starting sign-ins: p50/p99 and whether every
-              sign-in landed (the SQLite store)
+              sign-in landed, on the SQLite file, then on PostgreSQL
   path        the project's files and functions one sent post runs through
               (a valid post with a solved proof, the provider answering 200),
               by V8's precise coverage of the contact action in a process
-              of its own: on the SQLite store, on the queue, and at --before
-              without and with REDIS_URL
-  pacing      on each engine, EMAILJS_MAX_PER_SECOND=1 and the fake
-              answering 429 past one request a second: "queue", two
-              replicas with REDIS_URL on one redis-server and a store
-              each; "sqlite", one process without REDIS_URL; built from
-              commit --before (4627b70, the last before the rulebook; none:
-              not measured) in a worktree in the temporary folder, "before",
-              two replicas sharing a folder and Redis, and "folder", one
-              process without REDIS_URL. On each:
+              of its own: on the SQLite file and on PostgreSQL
+  pacing      on each database of the store, EMAILJS_MAX_PER_SECOND=1 and
+              the fake answering 429 past one request a second: "sqlite",
+              one process on its own OUTBOX_DIR/outbox.sqlite (no
+              DATABASE_URL); "postgres", --replicas (2, as compose.yaml)
+              processes with DATABASE_URL on one fresh database of a
+              PostgreSQL server the bench starts. On each:
               --backlog (20) messages kept while the fake answers 500
               (counted by the engine's own \`outbox list\`), then drained
               (mails, seconds, requests a second, the most in any second,
@@ -79,7 +76,7 @@ export function parseArgs(argv) {
     busy: 2,
     backlog: 20,
     visitors: 20,
-    before: "4627b70",
+    replicas: 2,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -96,10 +93,8 @@ export function parseArgs(argv) {
     else if (a === "--busy") o.busy = Number(value());
     else if (a === "--backlog") o.backlog = Number(value());
     else if (a === "--visitors") o.visitors = Number(value());
-    else if (a === "--before") {
-      const rev = value();
-      o.before = rev === "none" ? null : rev;
-    } else if (a === "--wait-idle") {
+    else if (a === "--replicas") o.replicas = Number(value());
+    else if (a === "--wait-idle") {
       const [load, max = "300"] = value().split(":");
       o.idle = { load: Number(load), maxSeconds: Number(max) };
     } else fail(`unknown argument ${a}`);
@@ -107,6 +102,8 @@ export function parseArgs(argv) {
   if (!(o.runs >= 1 && o.duration > 0 && o.connections >= 1))
     fail("--runs, --duration and --connections must be positive");
   if (!(Number.isInteger(o.busy) && o.busy >= 0)) fail("--busy must be a whole number, 0 or more");
+  if (!(Number.isInteger(o.replicas) && o.replicas >= 1 && o.replicas <= 8))
+    fail("--replicas must be 1 to 8");
   // Each post comes from a network of its own, 10.N.x.1.
   for (const name of ["backlog", "visitors"]) {
     if (!(Number.isInteger(o[name]) && o[name] >= 1 && o[name] <= 250)) fail(`--${name} must be 1 to 250`);

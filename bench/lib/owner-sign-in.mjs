@@ -1,7 +1,8 @@
 // The owner's sign-in under a flood (decision 058): a software passkey (tests/support/passkey.ts) signs
 // in to /owner one whole ceremony at a time (each from an address of its own), alone and while `connections`
 // other clients, each in a /64 of its own, keep starting sign-ins; its latency, and whether every sign-in landed.
-// The SQLite store, no REDIS_URL.
+// On each database of the store: the SQLite file (no DATABASE_URL), then a fresh database of a PostgreSQL server
+// of its own (DATABASE_URL), where the owner's records and the sign-in limits then live.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,14 +33,35 @@ export async function measureOwnerSignIn({ seconds, connections, log }) {
     "tests/support/passkey.ts",
     "tests/support/free-port.ts",
     "tests/support/outbox-cli.ts",
+    "tests/support/postgres-server.ts",
   );
   await close();
-  const [{ startAppServer }, { ownerBrowser, softwarePasskey }, { freePort }, { runOutboxCli }] = modules;
+  const [support, passkeys, { freePort }, { runOutboxCli }, { startPostgresServer, freshDatabase }] = modules;
+  const parts = { support, passkeys, freePort, runOutboxCli, seconds, connections, log };
+  const engines = [{ engine: "sqlite", ...(await onDatabase(null, parts)) }];
+  log("the owner's sign-in on PostgreSQL: a server of its own on 127.0.0.1");
+  const postgres = await startPostgresServer();
+  try {
+    engines.push({ engine: "postgres", ...(await onDatabase(await freshDatabase(postgres.url), parts)) });
+  } finally {
+    await postgres.remove();
+  }
+  return { connections, engines };
+}
+
+/** One server on the SQLite file (`databaseUrl` null) or on PostgreSQL: the owner alone, then beside the flood. */
+async function onDatabase(
+  databaseUrl,
+  { support, passkeys, freePort, runOutboxCli, seconds, connections, log },
+) {
+  const { startAppServer } = support;
+  const { ownerBrowser, softwarePasskey } = passkeys;
   const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-owner-"));
   const port = await freePort();
   const origin = `http://localhost:${port}`;
   const env = {
     OUTBOX_DIR: outbox,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     SITE_URL: origin,
     SESSION_SECRET: "bench-owner-secret-0123456789abcdef0123",
     TRUST_PROXY: "loopback",
@@ -60,7 +82,7 @@ export async function measureOwnerSignIn({ seconds, connections, log }) {
     };
 
     log(
-      `the owner's sign-in, ${seconds} s alone, then ${seconds} s beside ${connections} clients starting sign-ins`,
+      `the owner's sign-in (${databaseUrl ? "PostgreSQL" : "SQLite"}), ${seconds} s alone, then ${seconds} s beside ${connections} clients starting sign-ins`,
     );
     const alone = await sequential(seconds, signIn);
     let flooding = true;
@@ -81,15 +103,19 @@ export async function measureOwnerSignIn({ seconds, connections, log }) {
     flooding = false;
     await Promise.all(strangers);
     flood.perSecond = flood.requests / ((performance.now() - started) / 1000);
-    return { alone, flooded, flood, connections };
+    return { alone, flooded, flood };
   } finally {
     await app.stop();
     rmSync(outbox, { recursive: true, force: true });
   }
 }
 
-/** The table's rows: section, figure, value, target, met. */
-export function ownerRows({ alone, flooded, flood, connections }) {
+/** The table's rows: section, figure, value, target, met; two for each database. */
+export function ownerRows({ connections, engines }) {
+  return engines.flatMap((engine) => engineRows(engine, connections));
+}
+
+function engineRows({ engine, alone, flooded, flood }, connections) {
   const codes = (x) =>
     Object.entries(x.statusCodes)
       .map(([status, n]) => `${n}×${status}`)
@@ -97,7 +123,7 @@ export function ownerRows({ alone, flooded, flood, connections }) {
   const fmt = (x) =>
     `p50 ${Math.round(x.p50Ms)} ms, p99 ${Math.round(x.p99Ms)} ms (${x.requests} sign-ins, ${codes(x)})`;
   const landed = (x) => Object.keys(x.statusCodes).every((status) => status === "200");
-  const section = "owner's sign-in (start + answer)";
+  const section = `owner's sign-in (start + answer), ${engine === "postgres" ? "PostgreSQL" : "SQLite"}`;
   return [
     [section, "alone", fmt(alone), "every sign-in lands", landed(alone) ? "yes" : "**no**"],
     [

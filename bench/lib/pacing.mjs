@@ -1,12 +1,12 @@
-// The provider's pace (decisions 046, 053, 057) on each engine, against the EmailJS fake at one request a second:
-// the queue (two replicas, one redis-server, a store each), the SQLite store (one process, no Redis) and an
-// earlier commit (--before). A backlog drained, a visitor's answer, and the second of two posts in one second.
+// The provider's pace (decisions 046, 057, 064) on each database of the store, against the EmailJS fake at one
+// request a second: "sqlite", one process on its own OUTBOX_DIR/outbox.sqlite (no DATABASE_URL), and
+// "postgres", `replicas` processes on one fresh database of a real PostgreSQL server (DATABASE_URL), as
+// compose.yaml runs them. A backlog drained, a visitor's answer, and the second of two posts in one second.
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { spawnSync } from "node:child_process";
-import { countUndelivered, prepareCheckout } from "./checkout.mjs";
 import { median, p99 } from "./common.mjs";
 import { importTs, ROOT } from "./ts.mjs";
 
@@ -17,66 +17,52 @@ const TOGETHER = 5;
 const MAX_PER_SECOND = 1;
 
 /**
- * `env`: the relay's settings; `message` and `headers`: a visitor's post; `before`: the commit to measure
- * too, or null. On each engine, `backlog` messages are kept while the fake answers 500, then drained;
+ * `env`: the relay's settings; `message` and `headers`: a visitor's post; `replicas`: the processes on
+ * PostgreSQL. On each database, `backlog` messages are kept while the fake answers 500, then drained;
  * `visitors` post one each, alone, then 5 at once.
  */
-export async function measurePacing({ env, message, headers, backlog, visitors, before, log }) {
+export async function measurePacing({ env, message, headers, backlog, visitors, replicas, log }) {
   const { modules, close } = await importTs(
     "tests/support/app-server.ts",
     "tests/support/emailjs-fake.ts",
-    "tests/support/redis-server.ts",
+    "tests/support/postgres-server.ts",
     "tests/support/until.ts",
   );
   await close();
-  const [{ startAppServer }, fakes, { startRedisServer }, { until }] = modules;
-  const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
-  const earlier = before ? prepareCheckout(before, log) : null;
+  const [{ startAppServer }, fakes, { startPostgresServer, freshDatabase }, { until }] = modules;
   const engines = [
-    { engine: "queue", root: ROOT, commit: head, replicas: 2, redis: true, sharedFolder: false },
-    { engine: "sqlite", root: ROOT, commit: head, replicas: 1, redis: false, sharedFolder: false },
-    // The revision before: its queue, and its folder engine for one process (what the SQLite store replaces).
-    ...(earlier
-      ? [
-          {
-            engine: "before",
-            root: earlier.dir,
-            commit: earlier.commit,
-            replicas: 2,
-            redis: true,
-            sharedFolder: true,
-          },
-          {
-            engine: "folder",
-            root: earlier.dir,
-            commit: earlier.commit,
-            replicas: 1,
-            redis: false,
-            sharedFolder: false,
-          },
-        ]
-      : []),
+    { engine: "sqlite", replicas: 1 },
+    { engine: "postgres", replicas },
   ];
-  const parts = { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until };
+  const parts = { env, message, headers, backlog, visitors, log, fakes, until, startAppServer };
   const results = [];
-  for (const { root, ...spec } of engines) {
-    const started = performance.now();
-    try {
-      const figures = await measureEngine(root, spec, { ...parts, startAppServer });
-      results.push({ ...spec, ...figures, minutes: (performance.now() - started) / 60_000 });
-    } catch (error) {
-      // One engine's failure is a finding: the others are still measured.
-      log(`pacing (${spec.engine}): ${error.message}`);
-      results.push({ ...spec, error: error.message.split("\n")[0] });
+  let postgres = null;
+  try {
+    for (const spec of engines) {
+      const started = performance.now();
+      try {
+        if (spec.engine === "postgres" && !postgres) {
+          log("pacing (postgres): a PostgreSQL server of its own on 127.0.0.1");
+          postgres = await startPostgresServer();
+        }
+        const databaseUrl = spec.engine === "postgres" ? await freshDatabase(postgres.url) : null;
+        const figures = await measureEngine(spec, { ...parts, databaseUrl });
+        results.push({ ...spec, ...figures, minutes: (performance.now() - started) / 60_000 });
+      } catch (error) {
+        // One database's failure is a finding: the other is still measured.
+        log(`pacing (${spec.engine}): ${error.message}`);
+        results.push({ ...spec, error: error.message.split("\n")[0] });
+      }
     }
+  } finally {
+    await postgres?.remove();
   }
   return { maxPerSecond: MAX_PER_SECOND, atOnce: TOGETHER, engines: results };
 }
 
 async function measureEngine(
-  root,
   spec,
-  { env, message, headers, backlog, visitors, log, fakes, startRedisServer, until, startAppServer },
+  { env, message, headers, backlog, visitors, log, fakes, until, startAppServer, databaseUrl },
 ) {
   const { busiestSecond, OK_MODE, startEmailJsFake } = fakes;
   const stops = [];
@@ -84,19 +70,17 @@ async function measureEngine(
     const fake = await startEmailJsFake();
     stops.push(() => fake.close());
     fake.limitRate(MAX_PER_SECOND);
-    const redis = spec.redis ? await startRedisServer() : null;
-    if (redis) stops.push(() => redis.stop());
+    // A folder for each process: on PostgreSQL, as in compose.yaml, no process shares one.
     const folder = () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), "bench-pacing-"));
       stops.push(() => rmSync(dir, { recursive: true, force: true }));
       return dir;
     };
-    const shared = spec.sharedFolder ? folder() : null;
     const envs = Array.from({ length: spec.replicas }, () => ({
       ...env,
       EMAILJS_API_URL: fake.url,
-      OUTBOX_DIR: shared ?? folder(),
-      ...(redis ? { REDIS_URL: redis.url } : {}),
+      OUTBOX_DIR: folder(),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       TRUST_PROXY: "1",
       CONTACT_BOT_CHECKS: "off",
       EMAILJS_MAX_PER_SECOND: String(MAX_PER_SECOND),
@@ -104,10 +88,10 @@ async function measureEngine(
       CONTACT_REDELIVER_MAX_SECONDS: "1",
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
     }));
-    const replicas = await Promise.all(envs.map((replicaEnv) => startAppServer({ root, env: replicaEnv })));
+    const replicas = await Promise.all(envs.map((replicaEnv) => startAppServer({ env: replicaEnv })));
     stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
     /** What the owner's `outbox list` counts, beside the first replica. */
-    const undelivered = () => countUndelivered(root, envs[0]);
+    const undelivered = () => countUndelivered(envs[0]);
 
     const mailedAt = (subject) =>
       fake.requests.find((r) => r.status === 200 && r.rawBody.includes(`"${subject}"`))?.at ?? null;
@@ -226,4 +210,24 @@ function visitorFigures(posts, mailedAt) {
     keptMailed: laterMs.length,
     keptMailedWithinMs: laterMs.length ? Math.max(...laterMs) : null,
   };
+}
+
+/** `node build/outbox.js list` with a server's `env`, as the owner runs it: the count it prints. */
+function countUndelivered(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, "build/outbox.js"), "list"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (out += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const count = /^(\d+) undelivered message\(s\)/m.exec(out)?.[1];
+      if (count === undefined) reject(new Error(`outbox list exited with ${code}: ${out}`));
+      else resolve(Number(count));
+    });
+  });
 }

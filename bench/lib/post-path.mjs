@@ -1,6 +1,6 @@
-// The project's files and functions one sent post runs through, on each engine: V8's precise coverage of
-// the contact action (sources loaded by Vite), around one valid post with a solved proof. Runs in a process
-// of its own, `node bench/lib/post-path.mjs [ROOT]`, which prints its rows as JSON and exits.
+// The project's files and functions one sent post runs through, on each database of the store: V8's precise
+// coverage of the contact action (sources loaded by Vite), around one valid post with a solved proof. Runs in
+// a process of its own, `node bench/lib/post-path.mjs`, which prints its rows as JSON and exits.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -9,77 +9,70 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
-import { importTsAt, ROOT } from "./ts.mjs";
+import { importTs, ROOT } from "./ts.mjs";
 
-/** Counts what ran under `root`'s app/ during `work`: functions called at least once, and the files they are in. */
-async function covered(session, root, work) {
+/** Counts what ran under app/ during `work`: functions called at least once, and the files they are in. */
+async function covered(session, work) {
   await session.post("Profiler.takePreciseCoverage"); // resets the counts
   const answer = await work();
   const { result } = await session.post("Profiler.takePreciseCoverage");
   const files = new Map();
   for (const script of result) {
     const file = script.url.replace(/^file:\/\//, "").replace(/\?.*$/, "");
-    if (!file.startsWith(`${root}app/`)) continue;
+    if (!file.startsWith(`${ROOT}app/`)) continue;
     // Named functions only: a script's top level (run at import) and callbacks are not the post's steps, and
     // `get` is Vite's getter of an export, run when a constant is read.
     const named = (fn) => fn.functionName && fn.functionName !== "get";
     const called = script.functions.filter((fn) => named(fn) && fn.ranges[0].count > 0).length;
-    const name = path.relative(root, file);
+    const name = path.relative(ROOT, file);
     if (called) files.set(name, (files.get(name) ?? 0) + called);
   }
   return { answer, files };
 }
 
 /**
- * `root`: the checkout to measure (this one, or an earlier revision's worktree, ending with a slash). Rows
- * for "sqlite" (no REDIS_URL) and "queue" (REDIS_URL on a redis-server of its own): the files, their functions.
+ * Rows for "sqlite" (no DATABASE_URL: OUTBOX_DIR/outbox.sqlite) and "postgres" (DATABASE_URL, a fresh database
+ * on a PostgreSQL server of its own): the files, their functions.
  */
-export function measurePostPath(root = ROOT) {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), root], {
+export function measurePostPath() {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], {
     cwd: ROOT,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
-  if (child.status !== 0) throw new Error(`the post's path in ${root}: exit ${child.status}`);
+  if (child.status !== 0) throw new Error(`the post's path: exit ${child.status}`);
   return JSON.parse(child.stdout.trim().split("\n").at(-1));
 }
 
-async function measure(root) {
+async function measure() {
   // Before the sources are compiled: V8 counts the calls of what it compiles after.
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
-  const { modules, close } = await importTsAt(root, [
+  const { modules, close } = await importTs(
     "tests/support/contact.ts",
     "tests/support/emailjs-fake.ts",
-    "tests/support/redis-server.ts",
+    "tests/support/postgres-server.ts",
     "app/contact/services.server.ts",
     "app/contact/post.server.ts",
-    "app/lib/redis.server.ts",
-  ]);
-  const [contact, { startEmailJsFake }, { startRedisServer }, services, post, redisLink] = modules;
+  );
+  const [contact, { startEmailJsFake }, { startPostgresServer, freshDatabase }, services, post] = modules;
   const fake = await startEmailJsFake();
-  const redis = await startRedisServer();
+  const postgres = await startPostgresServer();
   const rows = [];
   try {
-    for (const engine of ["sqlite", "queue"]) {
+    for (const engine of ["sqlite", "postgres"]) {
       const outbox = mkdtempSync(path.join(os.tmpdir(), "bench-post-path-"));
       const config = contact.testConfig(
         contact.relayEnv(fake.url, {
           OUTBOX_DIR: outbox,
           CONTACT_PROOF_MIN_SECONDS: "0",
-          ...(engine === "queue" ? { REDIS_URL: redis.url } : {}),
+          ...(engine === "postgres" ? { DATABASE_URL: await freshDatabase(postgres.url) } : {}),
         }),
       );
-      const link = engine === "queue" ? redisLink.sharedRedis(redis.url) : null;
-      const built = services.createContactServices(config, {
-        toName: contact.OWNER,
-        redis: link,
-        log: () => {},
-      });
-      // An earlier revision without the engines' port ran its redelivery apart: no post waits for it.
-      const background = built.engine?.start() ?? { stop: async () => {} };
+      const built = await services.createContactServices(config, { toName: contact.OWNER, log: () => {} });
+      const background = built.engine.start();
       const action = post.createContactAction(built);
       let n = 0;
       const postOne = async () => {
@@ -97,19 +90,19 @@ async function measure(root) {
       };
       await postOne(); // the first post builds what is built once
       const mailed = fake.requests.length;
-      const { answer, files } = await covered(session, root, postOne);
+      const { answer, files } = await covered(session, postOne);
       if (answer.kind !== "redirect" || fake.requests.length !== mailed + 1) {
         throw new Error(`the post was not mailed: ${JSON.stringify(answer)}`);
       }
       const functions = [...files.values()].reduce((a, b) => a + b, 0);
       rows.push({ engine, files: Object.fromEntries(files), fileCount: files.size, functions });
       await background.stop();
-      await built.engine?.owner.close();
+      await built.store.close();
       rmSync(outbox, { recursive: true, force: true });
     }
   } finally {
     session.disconnect();
-    await redis.stop();
+    await postgres.remove();
     await fake.close();
     await close();
   }
@@ -117,8 +110,8 @@ async function measure(root) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rows = await measure(process.argv[2] ?? ROOT);
+  const rows = await measure();
   console.log(JSON.stringify(rows));
-  // The services' Redis connections are never closed (they live as long as a server): the process ends here.
+  // What the services start and never stop (they live as long as a server) would keep it alive: it ends here.
   process.exit(0);
 }

@@ -16,7 +16,8 @@ export function render(r) {
   const row = (section, figure, value, target = "", ok = null) =>
     rows.push([section, figure, value, target, mark(ok)]);
   const m = r.machine;
-  const header = `npm run bench, ${r.date.slice(0, 16).replace("T", " ")} UTC: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load avg ${r.loadavgAtStart[0].toFixed(2)} at start, ${r.loadavgAtEnd[0].toFixed(2)} at end`;
+  const at = r.commit ? ` at ${r.commit.slice(0, 7)}` : "";
+  const header = `npm run bench${at}, ${r.date.slice(0, 16).replace("T", " ")} UTC: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load avg ${r.loadavgAtStart[0].toFixed(2)} at start, ${r.loadavgAtEnd[0].toFixed(2)} at end`;
 
   if (r.firstLoad) {
     const { jsOn, jsOff, gzip } = r.firstLoad;
@@ -279,20 +280,8 @@ export function render(r) {
   if (r.owner) rows.push(...ownerRows(r.owner));
 
   if (r.path) {
-    const now = r.path.filter((p) => !p.engine.startsWith("before"));
-    const before = r.path.filter((p) => p.engine.startsWith("before"));
-    const fewest = Math.min(...before.map((p) => p.fileCount));
-    const value = r.path
-      .map((p) => `${p.engine} (${p.commit.slice(0, 7)}): ${p.fileCount} files, ${p.functions} functions`)
-      .join("; ");
-    const met = before.length ? now.every((p) => p.fileCount < fewest) : null;
-    rows.push([
-      "a sent post's path",
-      "files and functions of the project it runs through",
-      value,
-      "fewer files than before",
-      met === null ? "—" : met ? "yes" : "**no**",
-    ]);
+    const value = r.path.map((p) => `${p.engine}: ${p.fileCount} files, ${p.functions} functions`).join("; ");
+    row("a sent post's path", "files and functions of the project it runs through", value);
   }
 
   if (r.pacing) {
@@ -300,11 +289,9 @@ export function render(r) {
     const section = `provider pace, ${maxPerSecond} req/s (EmailJS fake)`;
     const name = (e) =>
       ({
-        queue: `queue: ${e.replicas} replicas with REDIS_URL, one redis-server, a store each`,
-        sqlite: `SQLite store: ${e.replicas} process, no REDIS_URL`,
-        folder: `before, folder: ${e.replicas} process, no REDIS_URL`,
-        before: `before, queue: ${e.replicas} replicas sharing a folder and Redis`,
-      })[e.engine] + ` (${e.commit.slice(0, 7)})`;
+        sqlite: `SQLite: ${e.replicas} process on its own outbox.sqlite, no DATABASE_URL`,
+        postgres: `PostgreSQL: ${e.replicas} process${e.replicas === 1 ? "" : "es"} on one database, DATABASE_URL`,
+      })[e.engine];
     const s = (v) => `${(v / 1000).toFixed(1)} s`;
     const visitors = (x) =>
       `p50 ${ms(x.p50Ms)}, p99 ${ms(x.p99Ms)} (${codes(x)}), ${x.kept} kept` +

@@ -6,20 +6,17 @@ import { createServer } from "vite";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Imports each TypeScript file (paths relative to the repository root); `close` frees the transformer. */
-export const importTs = (...files) => importTsAt(ROOT, files);
-
-/** The same in another checkout of the project (`root` ends with a slash): an earlier revision's sources. */
-export async function importTsAt(root, files) {
+export async function importTs(...files) {
   // configFile: false keeps the Remix and Tailwind plugins out: these are plain Node modules.
   const server = await createServer({
-    root,
+    root: ROOT,
     configFile: false,
     logLevel: "error",
     server: { hmr: false, watch: null, middlewareMode: true },
     optimizeDeps: { noDiscovery: true, include: [] },
-    resolve: { alias: { "~": `${root}app` } },
+    resolve: { alias: { "~": `${ROOT}app` } },
   });
   const modules = [];
-  for (const file of files) modules.push(await server.ssrLoadModule(`${root}${file}`));
+  for (const file of files) modules.push(await server.ssrLoadModule(`${ROOT}${file}`));
   return { modules, close: () => server.close() };
 }

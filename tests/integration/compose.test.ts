@@ -1,7 +1,7 @@
 // compose.yaml, the deploy recipe, without a Docker engine: the file against
 // the Compose Specification's own JSON schema, the settings the deploy relies
 // on, the file as `docker compose config` resolves it, and deploy/Caddyfile
-// through `caddy validate` with the proxy service's environment. tests/integration/topology-caddy-redis.test.ts runs the same pieces.
+// through `caddy validate` with the proxy service's environment.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,13 +36,15 @@ type Service = {
   deploy?: { replicas?: number };
   stop_grace_period?: string;
   depends_on?: Record<string, { condition: string }>;
-  healthcheck?: unknown;
+  healthcheck?: { test?: string[] };
 };
 type ComposeFile = { name: string; services: Record<string, Service>; volumes: Record<string, unknown> };
 
 const text = readFileSync(join(ROOT, "compose.yaml"), "utf8");
 const compose = parse(text) as ComposeFile;
-const { proxy, app, redis } = compose.services as Record<"proxy" | "app" | "redis", Service>;
+const { proxy, app, db } = compose.services as Record<"proxy" | "app" | "db", Service>;
+/** Every replica's store: the database service, its user and database, the password from `.env`. */
+const DATABASE_URL = /^postgres:\/\/portfolio:\$\{POSTGRES_PASSWORD:\?.+\}@db:5432\/portfolio$/;
 
 // The schema names draft-07 by an https address Ajv does not know; its form is not in question.
 const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(SCHEMA);
@@ -69,12 +71,20 @@ describe("compose.yaml", () => {
     );
   });
 
-  it("has the proxy, two app replicas and Redis", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["app", "proxy", "redis"]);
+  it("has the proxy, two app replicas and PostgreSQL", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["app", "db", "proxy"]);
     expect(proxy.image).toMatch(/^caddy:2(\b|$)/);
-    expect(redis.image).toMatch(/^redis:7(\b|$)/);
+    expect(db.image).toMatch(/^postgres:(16|17)(\b|$)/);
     expect(app.build).toBe(".");
     expect(app.deploy?.replicas).toBe(2);
+  });
+
+  it("names Redis nowhere: no service, no volume, no REDIS_URL", () => {
+    expect(text).not.toMatch(/redis/i);
+    for (const service of Object.values(compose.services)) {
+      expect(service.image ?? "").not.toMatch(/redis/i);
+      expect(Object.keys(service.environment ?? {})).not.toContain("REDIS_URL");
+    }
   });
 
   it("the proxy publishes HTTP and HTTPS, runs deploy/Caddyfile, keeps its certificates, and lists every replica", () => {
@@ -91,33 +101,44 @@ describe("compose.yaml", () => {
     expect(proxy.depends_on?.app?.condition).toBe("service_healthy");
   });
 
-  it("the app trusts one proxy, keeps its limits and messages in Redis, shares no volume, and a cookie key", () => {
+  it("the app trusts one proxy, keeps its store in PostgreSQL once it is up, has no volume, and a cookie key", () => {
     const env = app.environment!;
     expect(env.TRUST_PROXY).toBe("1");
-    expect(env.REDIS_URL).toBe("redis://redis:6379");
+    expect(env.DATABASE_URL).toMatch(DATABASE_URL);
+    expect(app.depends_on?.db?.condition).toBe("service_healthy");
+    // No volume of its own, so none shared by the replicas: their one shared store is the database.
     expect(app.volumes).toBeUndefined();
-    expect(Object.keys(compose.volumes).sort()).toEqual(["caddy-config", "caddy-data", "redis-data"]);
+    expect(Object.keys(compose.volumes).sort()).toEqual(["caddy-config", "caddy-data", "db-data"]);
     // Required: Compose stops with this message when it is unset.
     expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?.+\}$/);
     expect(seconds(app.stop_grace_period!)).toBeGreaterThan(APP_DRAIN_BOUND_SECONDS);
   });
 
-  it("Redis keeps the queue in an append-only file on a volume and never evicts a key", () => {
-    expect(redis.command?.join(" ")).toContain("--appendonly yes");
-    expect(redis.command?.join(" ")).toContain("--maxmemory-policy noeviction");
-    expect(redis.volumes).toContain("redis-data:/data");
-    expect(redis.ports).toBeUndefined(); // reachable from the app only
+  it("PostgreSQL keeps its data on a named volume, takes its password from .env, and says when it is ready", () => {
+    expect(db.volumes).toEqual(["db-data:/var/lib/postgresql/data"]);
+    expect(db.environment?.POSTGRES_USER).toBe("portfolio");
+    expect(db.environment?.POSTGRES_DB).toBe("portfolio");
+    // Required: Compose stops with this message when it is unset.
+    expect(db.environment?.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?.+\}$/);
+    expect(db.healthcheck?.test?.slice(0, 2)).toEqual(["CMD", "pg_isready"]);
+    expect(db.ports).toBeUndefined(); // reachable from the app only
   });
 });
+
+/** What the owner sets in `.env` beside the example's values: the cookie key and the database's password. */
+const SECRETS = { SESSION_SECRET: "a-long-random-value", POSTGRES_PASSWORD: "0123456789abcdef" };
 
 /**
  * `docker compose config` in a folder with the recipe and the example .env. Compose v2 when the docker
  * client has it; else Debian 12's docker-compose 1.29, which predates the top-level `name` and takes it as -p.
  */
-function composeConfig(): { services: Record<string, Service>; volumes: Record<string, unknown> } {
+function composeConfig(secrets: Record<string, string> = SECRETS): {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+} {
   const project = mkdtempSync(join(tmpdir(), "portfolio-compose-config-"));
   copyFileSync(join(ROOT, ".env.example"), join(project, ".env"));
-  const env = { ...process.env, SESSION_SECRET: "a-long-random-value" };
+  const env = { ...process.env, ...secrets };
   const run = (command: string, args: string[]) =>
     execFileSync(command, args, { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   let v2 = true;
@@ -135,16 +156,25 @@ function composeConfig(): { services: Record<string, Service>; volumes: Record<s
 }
 
 describe("docker compose config", () => {
-  it("resolves the recipe: no volume on the app instances, Redis with AOF and noeviction on its own volume", () => {
+  it("resolves the recipe: no volume on the app instances, every one on the database, PostgreSQL on its own volume", () => {
     const resolved = composeConfig();
-    expect(Object.keys(resolved.services).sort()).toEqual(["app", "proxy", "redis"]);
-    expect(resolved.services.app!.volumes).toBeUndefined();
-    expect(resolved.services.app!.environment?.REDIS_URL).toBe("redis://redis:6379");
-    expect(Object.keys(resolved.volumes).sort()).toEqual(["caddy-config", "caddy-data", "redis-data"]);
-    const redisCommand = resolved.services.redis!.command!.join(" ");
-    expect(redisCommand).toContain("--appendonly yes");
-    expect(redisCommand).toContain("--maxmemory-policy noeviction");
-    expect(JSON.stringify(resolved.services.redis!.volumes)).toContain("redis-data");
+    expect(Object.keys(resolved.services).sort()).toEqual(["app", "db", "proxy"]);
+    const { app: resolvedApp, db: resolvedDb } = resolved.services;
+    expect(resolvedApp!.volumes).toBeUndefined();
+    expect(resolvedApp!.environment?.DATABASE_URL).toBe(
+      `postgres://portfolio:${SECRETS.POSTGRES_PASSWORD}@db:5432/portfolio`,
+    );
+    expect(resolvedDb!.environment?.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
+    expect(Object.keys(resolvedApp!.environment ?? {})).not.toContain("REDIS_URL");
+    expect(Object.keys(resolved.volumes).sort()).toEqual(["caddy-config", "caddy-data", "db-data"]);
+    expect(JSON.stringify(resolvedDb!.volumes)).toContain("db-data");
+    expect(JSON.stringify(resolved)).not.toMatch(/redis/i);
+  });
+
+  it("refuses to resolve without the database's password", () => {
+    expect(() => composeConfig({ SESSION_SECRET: SECRETS.SESSION_SECRET, POSTGRES_PASSWORD: "" })).toThrow(
+      /POSTGRES_PASSWORD/,
+    );
   });
 });
 

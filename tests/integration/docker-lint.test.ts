@@ -43,6 +43,15 @@ describe("Dockerfile", () => {
       /EMAILJS_PRIVATE_KEY looks like a secret/,
     ],
     [
+      "a database URL in ENV",
+      (text: string) =>
+        text.replace(
+          "ENV NODE_ENV=production",
+          "ENV DATABASE_URL=postgres://portfolio:secret@db:5432/portfolio NODE_ENV=production",
+        ),
+      /DATABASE_URL looks like a secret/,
+    ],
+    [
       "a secret ARG",
       (text: string) => text.replace("FROM base AS runtime", "FROM base AS runtime\nARG API_TOKEN"),
       /API_TOKEN looks like a secret/,

@@ -1,7 +1,8 @@
 // The image without a Docker engine: the runtime stage replayed in a folder
 // (tests/support/docker/runtime-stage.ts), its CMD started with its ENV on the base
 // image's Node major (the Node running the tests: .nvmrc), as an unprivileged
-// user. Proves the image's file set and command are complete. Needs
+// user. Proves the image's file set and command are complete, and that its
+// store opens on PostgreSQL as well as in its outbox folder. Needs
 // `npm run build` first; installs the production dependencies from the
 // registry once (about half a minute).
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -20,6 +21,7 @@ import { ROOT, answering } from "../support/app-server";
 import { fetchProof, notBefore } from "../support/proof";
 import { BROWSER_HEADERS, VALID, postForm } from "../support/contact";
 import { freePort } from "../support/free-port";
+import { freshDatabase } from "../support/postgres-server";
 
 const imageMajor = /^node:(\d+)-/.exec(readDockerfile()[0]!.base)?.[1];
 // The process checks below read /proc; elsewhere the lint still runs.
@@ -154,6 +156,22 @@ describe.skipIf(!supported)(`the runtime stage on Node ${imageMajor}, as a non-r
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`0 undelivered message(s) in ${join(image.dir, "outbox")}`);
   });
+
+  it("opens the store on PostgreSQL (DATABASE_URL, as compose.yaml sets it) with only the production dependencies", async () => {
+    const database = await freshDatabase();
+    const result = spawnSync(image.node, ["build/outbox.js", "list"], {
+      cwd: image.dir,
+      env: childEnv({ ...image.env, DATABASE_URL: database }),
+      encoding: "utf8",
+      timeout: 20_000,
+      ...runAs,
+    });
+    expect(result.stderr).not.toMatch(/Cannot find|ERR_MODULE_NOT_FOUND/);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^0 undelivered message\(s\) in /m);
+    // The URL is a secret: the CLI names the database, never its password.
+    expect(result.stdout + result.stderr).not.toContain(new URL(database).password);
+  }, 30_000);
 
   it("passes its HEALTHCHECK while up, fails it once down, and exits 0 on SIGTERM", async () => {
     expect(healthcheck()).toBe(0);

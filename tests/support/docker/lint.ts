@@ -1,7 +1,8 @@
 // The Dockerfile's essentials as rules; each problem is one readable line.
 import { envPairs, execForm, isIgnored, parseStages, stageChain } from "./dockerfile";
 
-const SECRET_NAME = /KEY|SECRET|TOKEN|PASSW|CREDENTIAL|^EMAILJS_/i;
+/** Names whose values are secrets; DATABASE_URL carries the database's password. */
+const SECRET_NAME = /KEY|SECRET|TOKEN|PASSW|CREDENTIAL|^EMAILJS_|^DATABASE_URL$/i;
 /** A maintained LTS on Debian slim, with the major pinned. */
 const BASE_IMAGE = /^node:(\d+)-(bookworm|trixie)-slim$/;
 
