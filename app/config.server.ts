@@ -18,7 +18,7 @@ export type MailConfig = (
     }
   | { mode: "outbox"; dir: string }
 ) & {
-  /** OUTBOX_DIR: the one-process store's database, and a previous version's folders to import. */
+  /** OUTBOX_DIR: the SQLite store's folder (without DATABASE_URL), and the outbox of messages without EmailJS ids. */
   outboxDir: string;
 };
 
