@@ -54,10 +54,9 @@ async function measure() {
     "tests/support/contact.ts",
     "tests/support/emailjs-fake.ts",
     "tests/support/postgres-server.ts",
-    "app/contact/services.server.ts",
-    "app/contact/post.server.ts",
+    "app/contact/index.server.ts",
   );
-  const [contact, { startEmailJsFake }, { startPostgresServer, freshDatabase }, services, post] = modules;
+  const [contact, { startEmailJsFake }, { startPostgresServer, freshDatabase }, feature] = modules;
   const fake = await startEmailJsFake();
   const postgres = await startPostgresServer();
   const rows = [];
@@ -71,9 +70,9 @@ async function measure() {
           ...(engine === "postgres" ? { DATABASE_URL: await freshDatabase(postgres.url) } : {}),
         }),
       );
-      const built = await services.createContactServices(config, { toName: contact.OWNER, log: () => {} });
+      const built = await feature.createContactServices(config, { toName: contact.OWNER, log: () => {} });
       const background = built.engine.start();
-      const action = post.createContactAction(built);
+      const action = feature.createContactAction(built);
       let n = 0;
       const postOne = async () => {
         n++;
