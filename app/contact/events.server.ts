@@ -8,7 +8,6 @@ import type { StoreEvent } from "./store/store.server";
 export type ContactEvent =
   | { outcome: "accepted"; transport: "relay" | "outbox" }
   | { outcome: "dropped"; reason: "honeypot" }
-  /** Kept to be sent later, or held for the owner, in the states' words; with the failure its visitor heard. */
   | {
       outcome: "kept";
       for: WaitingFor | HeldFor;
@@ -16,7 +15,6 @@ export type ContactEvent =
       uncertain?: boolean;
       signals?: string[];
     }
-  /** Not sent and not kept: no place was left for it (its client's, or the store's). */
   | { outcome: "not_kept"; for: WaitingFor | HeldFor; why: "client_full" | "full" | "failed" }
   | { outcome: "already_kept"; for: WaitingFor | HeldFor }
   | { outcome: "unconfirmed"; problem: string }
@@ -36,10 +34,8 @@ export type ContactEvent =
   | { outcome: "provider_refusing"; upstreamStatus: number; hint: string }
   | { outcome: "provider_back" }
   | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
-  /** Deleted: held or given up past CONTACT_KEEP_DAYS, or the oldest spam when the spam places are full. */
   | { outcome: "purged"; for: WaitingFor | HeldFor; reason: "expired" | "full"; ageDays: number }
   | { outcome: "imported"; count: number }
-  /** At start: what the store holds, so a loss shows. */
   | { outcome: "store_opened"; where: string; kept: number; spam: number }
   | StoreEvent
   | { outcome: "state_error"; error: string }
@@ -49,7 +45,6 @@ export type ContactLogger = (event: ContactEvent) => void;
 
 export const logContactEvent: ContactLogger = (event) => writeLogLine("contact", event);
 
-/** A kept message deleted, with how long it was in its state. */
 export const purged = (message: Pick<Message, "for" | "since">, reason: "expired" | "full", now: number) =>
   ({
     outcome: "purged",

@@ -1,5 +1,4 @@
-// A contact post's whole path, top to bottom: read the body → validate → honeypot → proof of a person →
-// the client's limits → spam score → send within the provider's limits, or keep → answer (decision 049).
+// A post's path: read → validate → honeypot → proof → limits → spam score → send or keep (decision 049).
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { readFormPost } from "~/lib/form-post.server";
 import { clientKey } from "../guard/client.server";
@@ -20,7 +19,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const SUCCESS_REDIRECT = `/#${OUTCOME_ID}`;
 
-/** What the action decided, in our own terms: action.server.ts alone turns it into Remix's answer. */
+/** What the action decided; action.server.ts alone turns it into Remix's answer (decision 035). */
 export type ContactActionOutcome =
   | { kind: "redirect"; status: 303; location: string; headers: Record<string, string> }
   | { kind: "failure"; status: number; headers: Record<string, string>; data: ContactFailure }
@@ -28,23 +27,15 @@ export type ContactActionOutcome =
 
 const EMPTY_FIELDS: ContactFields = { name: "", email: "", subject: "", message: "" };
 
-export function createContactAction({
-  config,
-  toName,
-  log,
-  flash,
-  proof,
-  limits,
-  score,
-  delivery,
-}: ContactServices) {
+export function createContactAction(services: ContactServices) {
+  const { config, toName, log, flash, proof, limits, score, delivery } = services;
   return async function contactAction({
     request,
     context,
   }: ActionFunctionArgs): Promise<ContactActionOutcome> {
     const client = clientKey(context.clientAddress);
     const answer = answers(request);
-    // A store that cannot be read or written stops the post wherever it is: the visitor keeps the text (503).
+    // A store that fails stops the post wherever it is: the visitor keeps the text (503).
     let typed = EMPTY_FIELDS;
     try {
       const post = await readContactPost(request);
@@ -66,7 +57,6 @@ export function createContactAction({
         return answer.sent();
       }
 
-      // How long the visitor took since the form's first focus: a person's pace may send a few links.
       let composeSeconds: number | null = null;
       if (config.botChecks.enabled) {
         const verdict = await proof.verify(form, client);

@@ -1,15 +1,10 @@
-// Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decision 041).
+// Short alerts to the owner by webhook (ntfy, Slack, Discord, JSON), never by mail (decisions 041, 056).
 import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
 import { ADDRESS_LIKE, askedPauseWords, count, providerWords, span } from "../delivery/provider.server";
 
-export {
-  ALERT_FORMATS,
-  alertFormat,
-  type AlertFormat,
-  type AlertSettings,
-} from "~/lib/alert-settings.server";
+export { alertFormat, type AlertFormat } from "~/lib/alert-settings.server";
 
 export type OwnerAlert =
   | { kind: "provider_refusing"; status: number; providerText: string; hint: string }
@@ -22,10 +17,9 @@ export type OwnerAlert =
 export type AlertEvent = {
   outcome: "alert_sent" | "alert_failed";
   kind: OwnerAlert["kind"];
-  /** The last answer's status; 0 when none came (timeout, no connection). */
   status: number;
   attempts: number;
-  /** Only the host: the path and query of a webhook URL are its secret. */
+  /** Only the host: the rest of a webhook URL is its secret. */
   host: string;
 };
 
@@ -33,10 +27,8 @@ export type AlertRetry = { attempts: number; backoffMs: number; timeoutMs: numbe
 
 export const DEFAULT_ALERT_RETRY: AlertRetry = { attempts: 3, backoffMs: 500, timeoutMs: 3_000 };
 
-/** Every dot a browser reads in a host name: ASCII, ideographic, halfwidth ideographic, small, one-dot leader. */
 const DOT = /[.\u3002\uFF61\uFE52\u2024]/g;
 const ANY_DOT = DOT.source;
-/** Numbers joined by dots as browsers read an IPv4 address: four of them, or any in hex (0x…) or octal (0…). */
 const NUMERIC_HOST = new RegExp(
   String.raw`\b(?:0x[\da-f]+|\d+)(?:${ANY_DOT}(?:0x[\da-f]+|\d+)){1,3}\b`,
   "gi",
@@ -44,15 +36,10 @@ const NUMERIC_HOST = new RegExp(
 const HEX_OR_OCTAL_PART = new RegExp(String.raw`(?:^|${ANY_DOT})0[x\d]`, "i");
 const looksLikeAddress = (run: string) => run.split(DOT).length === 4 || HEX_OR_OCTAL_PART.test(run);
 const LABEL_DOT = new RegExp(String.raw`(?<=[\p{L}\p{N}_-])${ANY_DOT}(?=\p{L}[\p{L}\p{N}_-])`, "gu");
-/** Fullwidth ASCII (U+FF01–U+FF5E: "ｅｖｉｌ．ｅｘａｍｐｌｅ", "：／／", "＠") as the ASCII a browser reads. */
 const halfWidth = (text: string) =>
   text.replace(/[\uFF01-\uFF5E]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
 
-/**
- * A scheme or a host in words from outside, broken so that no reader turns it into a link (decisions 056, 058):
- * fullwidth forms made ASCII, then every address or mention they hid, every `://`, every dot of any kind before
- * a label that starts with a letter, and every dot of an IPv4 address in any form.
- */
+/** Words from outside with every scheme and host broken, so no reader makes a link of them (decision 058). */
 function defanged(text: string): string {
   return halfWidth(text)
     .replace(ADDRESS_LIKE, "[address]")
@@ -61,22 +48,15 @@ function defanged(text: string): string {
     .replace(LABEL_DOT, "[.]");
 }
 
-/** How a format shows words that came from outside (the provider's, or a hint that repeats them): inert. */
 type Quote = (text: string, marks?: string) => string;
 const asText: Quote = (text, marks = "") => `${marks}${defanged(text)}${marks}`;
-/** A code span: Slack and Discord render nothing inside one; it cannot hold a backtick. */
 const asCode: Quote = (text) => `\`${defanged(text).replaceAll("`", "'")}\``;
 
-function hours(value: number): string {
-  return value < 1 ? "under an hour" : count(Math.round(value), "hour");
-}
+const hours = (value: number) => (value < 1 ? "under an hour" : count(Math.round(value), "hour"));
 
 const RESEND = "They are sent again by themselves; `npm run outbox -- list` shows them.";
 
-/**
- * Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header).
- * What came from outside is quoted as inert text, as `quote` shows it.
- */
+/** Names the state and the fix, never a visitor's text or address; titles stay ASCII (an ntfy header). */
 export function alertText(alert: OwnerAlert, quote: Quote = asText): { title: string; body: string } {
   switch (alert.kind) {
     case "provider_refusing": {
@@ -132,42 +112,21 @@ export function alertText(alert: OwnerAlert, quote: Quote = asText): { title: st
   }
 }
 
-const NTFY_PRIORITY: Record<OwnerAlert["kind"], string> = {
-  provider_refusing: "high",
-  provider_back: "default",
-  provider_pause: "high",
-  messages_waiting: "default",
-  quota: "default",
-  spam_digest: "low",
+const BY_KIND: Record<OwnerAlert["kind"], { priority: string; tags: string; asksToAct: boolean }> = {
+  provider_refusing: { priority: "high", tags: "warning", asksToAct: true },
+  provider_back: { priority: "default", tags: "white_check_mark", asksToAct: false },
+  provider_pause: { priority: "high", tags: "pause_button", asksToAct: true },
+  messages_waiting: { priority: "default", tags: "hourglass", asksToAct: true },
+  quota: { priority: "default", tags: "bar_chart", asksToAct: false },
+  spam_digest: { priority: "low", tags: "wastebasket", asksToAct: true },
 };
 
-const NTFY_TAGS: Record<OwnerAlert["kind"], string> = {
-  provider_refusing: "warning",
-  provider_back: "white_check_mark",
-  provider_pause: "pause_button",
-  messages_waiting: "hourglass",
-  quota: "bar_chart",
-  spam_digest: "wastebasket",
-};
-
-/** The alerts that ask the owner to act, so link to the owner page; the others need nothing it does (decision 056). */
-const ASKS_TO_ACT: Record<OwnerAlert["kind"], boolean> = {
-  provider_refusing: true,
-  provider_back: false,
-  provider_pause: true,
-  messages_waiting: true,
-  quota: false,
-  spam_digest: true,
-};
-
-/** The owner page's address: SITE_URL's, else the one the site's content knows; null if neither is http(s). */
 export function ownerPageUrl(siteUrl: string | null, known: string = site.siteUrl): string | null {
   const url = URL.parse(siteUrl ?? known);
   return url && (url.protocol === "https:" || url.protocol === "http:") ? `${url.origin}/owner` : null;
 }
 
 const LINK_LABEL = "Owner page";
-
 const DISCORD_CONTENT_MAX = 2000;
 
 const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -179,13 +138,13 @@ const json = (value: unknown): AlertRequest => ({
   body: JSON.stringify(value),
 });
 
-/** One alert as `format`'s service takes it; `ownerPage` is linked from an alert that asks the owner to act. */
 export function alertRequest(
   format: AlertFormat,
   alert: OwnerAlert,
   ownerPage: string | null = null,
 ): AlertRequest {
-  const link = ASKS_TO_ACT[alert.kind] ? ownerPage : null;
+  const { priority, tags, asksToAct } = BY_KIND[alert.kind];
+  const link = asksToAct ? ownerPage : null;
   const { title, body } = alertText(alert, format === "slack" || format === "discord" ? asCode : asText);
   switch (format) {
     case "ntfy": {
@@ -194,9 +153,8 @@ export function alertRequest(
         headers: {
           "Content-Type": "text/plain; charset=utf-8",
           Title: title,
-          Priority: urgent ? "high" : NTFY_PRIORITY[alert.kind],
-          Tags: NTFY_TAGS[alert.kind],
-          // Only opens the page: a tap on the notification, or its one "view" button.
+          Priority: urgent ? "high" : priority,
+          Tags: tags,
           ...(link ? { Click: link, Actions: `view, ${LINK_LABEL}, ${link}` } : {}),
         },
         body,
@@ -207,7 +165,6 @@ export function alertRequest(
         text: slackEscape(`*${title}*\n${body}${link ? `\n${LINK_LABEL}: ${link}` : ""}`),
       });
     case "discord": {
-      // No @everyone or role ping, whatever the provider's text says; <…> keeps Discord from fetching a preview.
       const head = `**${title}**\n`;
       const tail = link ? `\n${LINK_LABEL}: <${link}>` : "";
       return json({
@@ -247,10 +204,7 @@ async function post(url: string, request: AlertRequest, timeoutMs: number): Prom
 const accepted = (status: number) => status >= 200 && status < 300;
 const worthRetrying = (status: number) => status === 0 || status === 429 || status >= 500;
 
-/**
- * Sends one alert with a bounded retry; never throws, logs each alert's outcome with the URL's host only.
- * `ownerPage`: the owner page's address, for the alerts that ask the owner to act.
- */
+/** Sends one alert with a bounded retry; never throws. */
 export function createAlertSender(
   settings: AlertSettings | null,
   options: { log?: (event: AlertEvent) => void; retry?: AlertRetry; ownerPage?: string | null } = {},

@@ -1,5 +1,4 @@
-// The owner's alerts: sent by webhook and recorded in the alerts ledger; the ones that follow from what is
-// kept are due by the rulebook, told once for every instance (decision 048).
+// The owner's alerts, sent and kept in a ledger; those due from what is kept are told once (decision 048).
 import type { AppConfig } from "~/config.server";
 import { createAlertSender, ownerPageUrl, type OwnerAlert } from "./alerts.server";
 import type { ContactLogger } from "../events.server";
@@ -37,7 +36,6 @@ export function createNotify(
   };
 }
 
-/** The alerts due from what is kept, each told once: the ledger changes in the same step that decides. */
 export async function tellOwner(
   state: SharedState,
   notify: Notify,

@@ -10,12 +10,11 @@ export async function contactClientAction({
   try {
     return await serverAction<ContactFailure>();
   } catch (error) {
-    // Single fetch throws the action's redirect as a Response.
+    // Single fetch throws the action's redirect as a Response (decision 002).
     if (error instanceof Response && error.status >= 300 && error.status < 400) return { ok: true };
     const fields = Object.fromEntries(
       CONTACT_FIELDS.map((field) => [field, String(form.get(field) ?? "")]),
     ) as ContactFields;
-    // Status 0, as the original mail library reported a network error.
     return { ok: false, status: 0, reason: "network_error", fields } satisfies ContactFailure;
   }
 }

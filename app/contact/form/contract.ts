@@ -12,7 +12,6 @@ export const FIELD_BOUNDS = {
 } as const satisfies Record<ContactField, number>;
 
 export const HONEYPOT_FIELD = "website";
-/** The proof of work the form sends, and the token of a no-JS confirmation (decision 029). */
 export const PROOF_FIELD = "altcha";
 export const CONFIRMATION_FIELD = "confirmation";
 export const OUTCOME_ID = "contact-outcome";
@@ -45,12 +44,10 @@ export type ContactFailureReason =
   | "upstream_dropped"
   | "upstream_timeout"
   | "provider_refusing"
-  /** EmailJS refused this message for itself: held for the owner to read, not sent again by itself. */
   | "refused_by_provider"
   | "outbox_write_failed"
   | "not_kept"
   | "unconfirmed"
-  /** Browser only: the action's answer never arrived or could not be read. */
   | "network_error";
 
 export type ContactFailure = {
@@ -59,19 +56,22 @@ export type ContactFailure = {
   reason: ContactFailureReason;
   fields: ContactFields;
   fieldErrors?: FieldErrors;
-  /** With 429: minutes, rounded up, until this client may send again (Retry-After has the seconds). */
   retryAfterMinutes?: number;
   confirmation?: string;
 };
 
-const KEPT_FOR_REDELIVERY: ReadonlySet<ContactFailureReason> = new Set([
-  "upstream_rejected",
-  "upstream_error",
-  "upstream_unreachable",
-  "upstream_dropped",
-  "upstream_timeout",
-  "provider_refusing",
-]);
+const SAVED_TO_SEND = "Your message is saved and will be sent when the mail service is back.";
+const FAILURE_DETAIL: Partial<Record<ContactFailureReason, string>> = {
+  payload_too_large: `Your message is too long: it may have at most ${FIELD_BOUNDS.message.toLocaleString("en")} characters.`,
+  not_kept: `It could not be kept to send later: please write to me at ${site.contact.email}.`,
+  refused_by_provider: "Your message is saved, and I will read it.",
+  upstream_rejected: SAVED_TO_SEND,
+  upstream_error: SAVED_TO_SEND,
+  upstream_unreachable: SAVED_TO_SEND,
+  upstream_dropped: SAVED_TO_SEND,
+  upstream_timeout: SAVED_TO_SEND,
+  provider_refusing: SAVED_TO_SEND,
+};
 
 export type ContactOutcome = { ok: true } | ContactFailure;
 
@@ -89,24 +89,12 @@ export const CONFIRM_TEXT = {
 } as const;
 
 function failureDetail(outcome: ContactFailure): { detail?: string } {
-  if (outcome.reason === "payload_too_large") {
-    const limit = FIELD_BOUNDS.message.toLocaleString("en");
-    return { detail: `Your message is too long: it may have at most ${limit} characters.` };
-  }
-  if (outcome.reason === "not_kept") {
-    return { detail: `It could not be kept to send later: please write to me at ${site.contact.email}.` };
-  }
-  if (outcome.reason === "refused_by_provider") {
-    return { detail: "Your message is saved, and I will read it." };
-  }
-  if (KEPT_FOR_REDELIVERY.has(outcome.reason)) {
-    return { detail: "Your message is saved and will be sent when the mail service is back." };
-  }
-  if (outcome.reason === "rate_limited" && outcome.retryAfterMinutes) {
-    const minutes = outcome.retryAfterMinutes;
+  const minutes = outcome.retryAfterMinutes;
+  if (outcome.reason === "rate_limited" && minutes) {
     return {
       detail: `You have sent several messages in a short time: please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
     };
   }
-  return {};
+  const detail = FAILURE_DETAIL[outcome.reason];
+  return detail ? { detail } : {};
 }

@@ -8,8 +8,7 @@ const MESSAGE_CHARS = /^(?:[\t\n]|\P{Cc})*$/u;
 // Embeddings, overrides and isolates reorder what a mail client shows ("Invoice \u202Efdp.exe").
 const NO_BIDI_CONTROLS = /^[^\u202A-\u202E\u2066-\u2069]*$/u;
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
-// Format characters hide in a one-line field; kept: the joiners in words of scripts that need them
-// and in emoji sequences, and a subdivision flag's tags (decision 042).
+// No hidden format characters, bar the joiners of scripts and emoji and a flag's tags (decision 042).
 const NO_HIDDEN_FORMAT =
   /^(?:\p{L}\p{M}*[\u200C\u200D](?=\p{L})|\p{Extended_Pictographic}\p{Emoji_Modifier}?\uFE0F?\u200D(?=\p{Extended_Pictographic})|\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}|\P{Cf})*$/u;
 
@@ -58,7 +57,6 @@ export function validateContact(input: Record<string, unknown>): ContactValidati
   return { ok: false, fieldErrors };
 }
 
-/** The hidden field people never see: anything in it is a bot's. */
 export function honeypotFilled(form: FormData): boolean {
   return form.getAll(HONEYPOT_FIELD).some((value) => typeof value !== "string" || value.trim() !== "");
 }

@@ -7,7 +7,6 @@ export function clientKey(clientAddress: string | undefined): string {
   return clientAddress ? addressKey(clientAddress) : UNKNOWN_CLIENT_KEY;
 }
 
-/** An IPv4 /24 or an IPv6 /48: what one subscriber or office usually holds. */
 export function networkKey(client: string): string {
   const v4 = /^(\d+\.\d+\.\d+)\.\d+$/.exec(client);
   if (v4) return `${v4[1]}.0/24`;
@@ -15,7 +14,6 @@ export function networkKey(client: string): string {
   return v6 ? `${v6[1]}::/48` : client;
 }
 
-/** One key per IPv4 address and per IPv6 /64, which one subscriber usually holds whole. */
 function addressKey(entry: string): string {
   // Some proxies add a port: "203.0.113.7:4711", "[2001:db8::1]:4711".
   const address = (entry.match(/^\[([^\]]+)\](?::\d+)?$/)?.[1] ?? entry.replace(/^([\d.]+):\d+$/, "$1"))
@@ -39,7 +37,6 @@ const AUTOMATION_UA = /headless|phantomjs|puppeteer|playwright|selenium|webdrive
 export const namesAutomation = (request: Request) =>
   AUTOMATION_UA.test(request.headers.get("user-agent") ?? "");
 
-/** Like @emailjs/browser's blockHeadless: an automation User-Agent, or no User-Agent or Accept-Language. */
 export function looksHeadless(request: Request): boolean {
   const userAgent = request.headers.get("user-agent") ?? "";
   const languages = request.headers.get("accept-language") ?? "";

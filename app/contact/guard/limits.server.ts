@@ -1,4 +1,4 @@
-// The limits on a client and its network: refusals, the rate limit, what it may keep or have mailed (decision 024).
+// The limits on a client and its network: refusals, the rate limit, what it may keep or mail (decision 024).
 import pg from "pg";
 import {
   RateLimiterMemory,
@@ -15,30 +15,21 @@ export type Refusal =
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
 
-/** A place among kept messages for one more (false: none left); `first`: the client keeps nothing yet. */
+/** `first`: the client kept nothing before this one. */
 export type StoreAllowance = false | { first: boolean };
 
-/** A post that passed its client's limits: who sent it, plain data the queue keeps with the message. */
-export type Admitted = {
-  client: string;
-  /** The sender's network (an IPv4 /24, an IPv6 /48). */
-  network: string;
-};
+export type Admitted = { client: string; network: string };
 
-/** What the queue asks of the limits as it sends or keeps a message, built once and given to the engine. */
 export type Quotas = {
-  /** One of the places a client and its network may fill with kept messages (suspected spam apart), or false. */
   keep(sender: Admitted, spam: boolean): Promise<StoreAllowance>;
-  /** One mail of a network's daily share (CONTACT_NETWORK_DAILY_LIMIT), or how long until its share frees. */
   networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
-  /** The provider's failure, not the visitor's: the rate limit's unit goes back (decision 008). */
+  /** The provider's failure, not the visitor's (decision 008). */
   giveBack(sender: Admitted): Promise<void>;
 };
 
 export type Limits = {
   /** Past the refused-post allowance: the seconds until the next is answered in full, else 0. */
   countRefusal(client: string): Promise<number>;
-  /** The one decision on a valid post: refused, or admitted as whom. */
   admit(request: Request, message: ContactMessage, client: string): Promise<{ refusal: Refusal } | Admitted>;
   quotas: Quotas;
 };
@@ -49,10 +40,10 @@ const STORED_PER_NETWORK = { max: 10, windowSeconds: DAY };
 const SPAM_PER_CLIENT = { max: 5, windowSeconds: DAY };
 const REFUSALS_PER_CLIENT = { max: 30, windowSeconds: 600 };
 
-async function consume(
-  limit: RateLimiterAbstract,
-  key: string,
-): Promise<{ used: number } | { retryAfterMs: number }> {
+type Count = { used: number } | { retryAfterMs: number };
+type Allowance = (key: string) => Promise<Count>;
+
+async function consume(limit: RateLimiterAbstract, key: string): Promise<Count> {
   try {
     return { used: (await limit.consume(key)).consumedPoints };
   } catch (rejection) {
@@ -63,28 +54,30 @@ async function consume(
 
 export function createLimits(config: AppConfig, limiter: RateLimiters["limiter"]): Limits {
   const rateLimit = limiter(config.rateLimit, "contact");
-  const allowance = (limits: AppConfig["rateLimit"], name: string) => {
+  const allowance = (limits: AppConfig["rateLimit"], name: string): Allowance => {
     const limit = limiter(limits, name);
-    return (key: string) => consume(limit, key);
+    return (key) => consume(limit, key);
   };
-  const storedByClient = allowance(STORED_PER_CLIENT, "contact-kept");
-  const storedByNetwork = allowance(STORED_PER_NETWORK, "contact-kept-network");
-  const spamByClient = allowance(SPAM_PER_CLIENT, "contact-spam");
-  const spamByNetwork = allowance(STORED_PER_NETWORK, "contact-spam-network");
+  const places =
+    (byClient: Allowance, byNetwork: Allowance) =>
+    async ({ client, network }: Admitted): Promise<StoreAllowance> => {
+      const own = await byClient(client);
+      if (!("used" in own) || !("used" in (await byNetwork(network)))) return false;
+      return { first: own.used === 1 };
+    };
+  const stored = places(
+    allowance(STORED_PER_CLIENT, "contact-kept"),
+    allowance(STORED_PER_NETWORK, "contact-kept-network"),
+  );
+  const spam = places(
+    allowance(SPAM_PER_CLIENT, "contact-spam"),
+    allowance(STORED_PER_NETWORK, "contact-spam-network"),
+  );
   const refusals = allowance(REFUSALS_PER_CLIENT, "contact-refused");
   const mailedByNetwork = allowance(
     { max: config.networkDailyLimit, windowSeconds: config.networkDaySeconds ?? DAY },
     "contact-mailed-network",
   );
-  const place = async (
-    byClient: typeof storedByClient,
-    byNetwork: typeof storedByNetwork,
-    { client, network }: Admitted,
-  ): Promise<StoreAllowance> => {
-    const own = await byClient(client);
-    if (!("used" in own) || !("used" in (await byNetwork(network)))) return false;
-    return { first: own.used === 1 };
-  };
 
   return {
     async countRefusal(client) {
@@ -106,8 +99,7 @@ export function createLimits(config: AppConfig, limiter: RateLimiters["limiter"]
       return { client, network: networkKey(client) };
     },
     quotas: {
-      keep: (sender, spam) =>
-        spam ? place(spamByClient, spamByNetwork, sender) : place(storedByClient, storedByNetwork, sender),
+      keep: (sender, isSpam) => (isSpam ? spam(sender) : stored(sender)),
       async networkShare(network) {
         const left = await mailedByNetwork(network);
         return "used" in left ? { ok: true } : { ok: false, retryMs: left.retryAfterMs };
@@ -130,13 +122,8 @@ export type RateLimiters = {
   close(): Promise<void>;
 };
 
-/** A slow or lost database costs a post this long before this process's own count answers. */
 const SHARED_LIMIT_TIMEOUT_MS = 2_000;
 
-/**
- * With DATABASE_URL every replica counts in rate-limiter-flexible's table (the store's migrations make it), on a
- * small pool of its own, with this process's memory as insurance while the database is away; else in memory.
- */
 export function createRateLimiters(databaseUrl: string | null): RateLimiters {
   const memory = ({ max, windowSeconds }: AppConfig["rateLimit"]) =>
     new RateLimiterMemory({ points: max, duration: windowSeconds });
@@ -156,7 +143,7 @@ export function createRateLimiters(databaseUrl: string | null): RateLimiters {
         storeClient: pool,
         storeType: "pool",
         tableName: "rate_limits",
-        tableCreated: true,
+        tableCreated: true, // by the store's migrations
         keyPrefix: name,
         points: limits.max,
         duration: limits.windowSeconds,

@@ -16,9 +16,11 @@ type ProofVerdict =
   | {
       ok: false;
       problem: "missing" | "invalid" | "expired" | "too_early" | "other_client" | "used";
-      /** A token sent too early goes back as it is, so pressing again soon never restarts its clock. */
+      /** Sent too early: goes back as it is, so pressing again soon never restarts its clock. */
       token?: string;
     };
+
+const INVALID: ProofVerdict = { ok: false, problem: "invalid" };
 
 export type BotChecks = {
   challenge(client: string): Promise<Challenge>;
@@ -34,7 +36,7 @@ export function createBotChecks(config: AppConfig, db: Store): BotChecks {
   const keySecret = secret("key");
   const tokenSecret = secret("confirmation");
   const maxAgeMs = maxAgeMinutes * 60_000;
-  // Each proof or token counts once, in the store: a restart or another instance does not forget it (decision 051).
+  // Each proof or token counts once, for every instance (decision 051).
   const claim = (key: string) =>
     db.claimProof(createHash("sha256").update(key).digest("base64url"), Date.now(), maxAgeMs);
   const clientTag = (client: string) =>
@@ -50,9 +52,9 @@ export function createBotChecks(config: AppConfig, db: Store): BotChecks {
     let payload: { challenge: Challenge; solution: { counter: number; derivedKey: string } };
     try {
       payload = JSON.parse(Buffer.from(raw, "base64").toString("utf8"));
-      if (typeof payload?.challenge?.parameters !== "object") return { ok: false, problem: "invalid" };
+      if (typeof payload?.challenge?.parameters !== "object") return INVALID;
     } catch {
-      return { ok: false, problem: "invalid" };
+      return INVALID;
     }
     const result = await verifySolution({
       challenge: payload.challenge,
@@ -62,7 +64,7 @@ export function createBotChecks(config: AppConfig, db: Store): BotChecks {
       hmacKeySignatureSecret: keySecret,
     }).catch(() => null);
     if (result?.expired) return { ok: false, problem: "expired" };
-    if (!result?.verified) return { ok: false, problem: "invalid" };
+    if (!result?.verified) return INVALID;
     const data = payload.challenge.parameters.data ?? {};
     if (data.client !== clientTag(client)) return { ok: false, problem: "other_client" };
     const early = age(Number(data.issued), proofMinSeconds);
@@ -75,7 +77,7 @@ export function createBotChecks(config: AppConfig, db: Store): BotChecks {
   async function verifyConfirmation(token: string, client: string): Promise<ProofVerdict> {
     const [issued = "", nonce = "", tag = "", signature = ""] = token.split(".");
     const expected = sign(tokenSecret, `${issued}.${nonce}.${tag}`);
-    if (!/^\d{1,15}$/.test(issued) || !equal(signature, expected)) return { ok: false, problem: "invalid" };
+    if (!/^\d{1,15}$/.test(issued) || !equal(signature, expected)) return INVALID;
     if (tag !== clientTag(client)) return { ok: false, problem: "other_client" };
     const early = age(Number(issued), confirmMinSeconds);
     if (early) return early.ok || early.problem !== "too_early" ? early : { ...early, token };
@@ -107,17 +109,11 @@ export function createBotChecks(config: AppConfig, db: Store): BotChecks {
       const token = form.get(CONFIRMATION_FIELD);
       let verdict: ProofVerdict = { ok: false, problem: "missing" };
       if (typeof proof === "string" && proof !== "") {
-        verdict =
-          proof.length > PROOF_MAX_CHARS
-            ? { ok: false, problem: "invalid" }
-            : await verifyProof(proof, client);
+        verdict = proof.length > PROOF_MAX_CHARS ? INVALID : await verifyProof(proof, client);
         if (verdict.ok) return verdict;
       }
       if (typeof token === "string" && token !== "") {
-        const confirmed =
-          token.length > TOKEN_MAX_CHARS
-            ? { ok: false as const, problem: "invalid" as const }
-            : await verifyConfirmation(token, client);
+        const confirmed = token.length > TOKEN_MAX_CHARS ? INVALID : await verifyConfirmation(token, client);
         if (confirmed.ok || verdict.problem === "missing") return confirmed;
         if (confirmed.token) return { ...verdict, token: confirmed.token };
       }

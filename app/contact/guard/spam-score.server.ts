@@ -5,20 +5,7 @@ import { namesAutomation } from "./client.server";
 import type { ContactMessage } from "../form/schema";
 import type { Store } from "../store/store.server";
 
-type SpamSignal =
-  | "extra_link"
-  | "many_links"
-  | "link_shortener"
-  | "markup_link"
-  | "link_in_name_or_subject"
-  | "disposable_sender"
-  | "automation_browser"
-  | "not_a_browser"
-  | "same_text_elsewhere"
-  | "same_text_many_clients"
-  | "same_link_many_clients";
-
-const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
+const SIGNAL_WEIGHTS = {
   extra_link: 1,
   many_links: 3,
   link_shortener: 2,
@@ -30,7 +17,9 @@ const SIGNAL_WEIGHTS: Record<SpamSignal, number> = {
   same_text_elsewhere: 1,
   same_text_many_clients: 3,
   same_link_many_clients: 3,
-};
+} satisfies Record<string, number>;
+
+type SpamSignal = keyof typeof SIGNAL_WEIGHTS;
 
 const LINK_ALLOWANCE = { usual: 1, atPersonsPace: 3 };
 const PERSONS_PACE = { formSeconds: 10, charsPerSecond: 10 };
@@ -54,24 +43,14 @@ type SpamInput = {
   client: string;
   requestSignals: boolean;
   sentOrigin: boolean;
-  /** From the challenge (fetched at the form's first focus) to this post; null without a verified proof. */
   composeSeconds?: number | null;
 };
 
-type SpamScore = { score: number; signals: SpamSignal[] };
-
 export function createSpamScore(db: Store) {
-  // Which clients sent a text or link within the window, remembered in the store for every instance.
   const seen = (keys: string[], client: string) =>
     db.seenBy(keys, client, Date.now(), CAMPAIGN_WINDOW_SECONDS * 1_000);
-  return async ({
-    message,
-    request,
-    client,
-    requestSignals,
-    sentOrigin,
-    composeSeconds = null,
-  }: SpamInput): Promise<SpamScore> => {
+  return async (input: SpamInput): Promise<{ score: number; signals: SpamSignal[] }> => {
+    const { message, request, client, requestSignals, sentOrigin, composeSeconds = null } = input;
     const signals: SpamSignal[] = [];
     const text = message.message;
     const links = [...text.matchAll(URL_PATTERN)].map(([link]) => parseLink(link));
@@ -87,9 +66,8 @@ export function createSpamScore(db: Store) {
     }
     if (isDisposable(message.email)) signals.push("disposable_sender");
     if (requestSignals) {
-      const headers = request.headers;
       if (namesAutomation(request)) signals.push("automation_browser");
-      if (!looksLikeBrowserPost(headers, sentOrigin)) signals.push("not_a_browser");
+      if (!looksLikeBrowserPost(request.headers, sentOrigin)) signals.push("not_a_browser");
     }
     const site = hostOf(new URL(request.url));
     const elsewhere = links.flatMap(({ url }) => (url && hostOf(url) !== site ? [linkKey(url)] : []));
@@ -115,7 +93,6 @@ function parseLink(raw: string): Link {
   }
 }
 
-/** Proof of a person's time: long enough to fill the form and type the text outside the links. */
 function atPersonsPace(text: string, links: Link[], seconds: number | null): boolean {
   if (seconds === null) return false;
   const typed = text.length - links.reduce((sum, link) => sum + link.text.length, 0);
@@ -129,19 +106,11 @@ function looksLikeBrowserPost(headers: Headers, sentOrigin: boolean): boolean {
   );
 }
 
-function hostOf(url: URL | null): string {
-  return url?.hostname.replace(/^www\./, "") ?? "";
-}
-
+const hostOf = (url: URL | null) => url?.hostname.replace(/^www\./, "") ?? "";
 const digest = (value: string) => createHash("sha256").update(value).digest("base64url").slice(0, 32);
-
-function textKey(text: string): string {
-  return `same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
-}
-
-function linkKey(url: URL): string {
-  return `same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
-}
+const textKey = (text: string) => `same-text:${digest(text.toLowerCase().replace(/\s+/gu, " ").trim())}`;
+const linkKey = (url: URL) =>
+  `same-link:${digest(`${hostOf(url)}${url.pathname.replace(/\/+$/u, "")}`.toLowerCase())}`;
 
 // Made once: the library's own isDisposableEmailDomain builds this set anew on every call.
 const DISPOSABLE_DOMAINS = disposableEmailBlocklistSet();
