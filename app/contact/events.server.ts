@@ -35,7 +35,6 @@ export type ContactEvent =
   | { outcome: "provider_back" }
   | { outcome: "provider_pause"; upstreamStatus: number; askedMs: number; pausedMs: number }
   | { outcome: "purged"; for: WaitingFor | HeldFor; reason: "expired" | "full"; ageDays: number }
-  | { outcome: "imported"; count: number }
   | { outcome: "store_opened"; where: string; kept: number; spam: number }
   | StoreEvent
   | { outcome: "state_error"; error: string }
