@@ -2,7 +2,8 @@
 export { createContactAction } from "./action/contact-action.server";
 export { readAlertLedger } from "./alerts/notify.server";
 export type { OwnerPort, SendNow, Skipped } from "./delivery/port.server";
-export { askedPause, askedPauseWords } from "./delivery/provider.server";
+export { askedPause } from "./delivery/provider.server";
+export { askedPauseWords } from "./rules/words.server";
 export type { Relay } from "./delivery/relay.server";
 export { clientKey } from "./guard/client.server";
 export type { RateLimiters } from "./guard/limits.server";

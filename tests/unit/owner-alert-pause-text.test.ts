@@ -1,8 +1,9 @@
 // The owner's words for a pause EmailJS asked for past the cap: what it asked, when sending goes on (decision 050).
 import { describe, expect, it } from "vitest";
 import { alertText } from "~/contact/alerts/alerts.server";
-import { RETRY_AFTER_CAP_MS } from "~/contact/delivery/emailjs.server";
-import { askedPause, askedPauseWords } from "~/contact/delivery/provider.server";
+import { RETRY_AFTER_CAP_MS } from "~/contact/rules/rulebook.server";
+import { askedPause } from "~/contact/delivery/provider.server";
+import { askedPauseWords } from "~/contact/rules/words.server";
 
 const AT = "2026-11-27T10:00:00.000Z";
 

@@ -2,7 +2,7 @@
 import { site } from "~/content/site";
 import type { AlertFormat, AlertSettings } from "~/lib/alert-settings.server";
 import { writeLogLine } from "~/lib/log-line.server";
-import { ADDRESS_LIKE, askedPauseWords, count, providerWords, span } from "../delivery/provider.server";
+import { ADDRESS_LIKE, askedPauseWords, count, providerWords, span } from "../rules/words.server";
 
 export { alertFormat, type AlertFormat } from "~/lib/alert-settings.server";
 

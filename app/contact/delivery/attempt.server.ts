@@ -1,7 +1,7 @@
 // One try of a message, the same for every sender (a visitor's first try too): its network's share, the relay,
 // and its next state as the rulebook says; the engine then stores and schedules that state.
 import type { ContactLogger } from "../events.server";
-import type { Quotas } from "../guard/limits.server";
+import type { Quotas } from "./port.server";
 import type { Message, RelayOutcome, Sender } from "../rules/message.server";
 import type { Relay } from "./relay.server";
 import {

@@ -1,16 +1,9 @@
 // The EmailJS client: @emailjs/browser 4.4.1's body, posted from the server (decisions 001, 006, 026).
 import type { MailConfig } from "~/config.server";
+import type { SendFailureKind, TemplateParams } from "../rules/message.server";
 
 export const EMAILJS_LIB_VERSION = "4.4.1";
 const EMAILJS_SEND_PATH = "/api/v1.0/email/send";
-
-export type TemplateParams = {
-  name: string;
-  from_email: string;
-  subject: string;
-  message: string;
-  to_name: string;
-};
 
 type EmailJsSendBody = {
   lib_version: typeof EMAILJS_LIB_VERSION;
@@ -55,9 +48,6 @@ export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   maxAttempts: 3,
   deadlineMs: 10_000,
 };
-
-/** `paced`: no slot at the provider's rate came in time, so nothing was sent. */
-export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout" | "paced";
 
 export type SendResult = {
   status: number;
@@ -147,9 +137,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
-
-/** The longest a Retry-After holds sending; a longer ask is told to the owner (decision 050). */
-export const RETRY_AFTER_CAP_MS = 60_000;
 
 /**
  * `slot(maxWaitMs)` waits for the provider's pace, at most `maxWaitMs` (Infinity for the first attempt).

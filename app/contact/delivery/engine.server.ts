@@ -5,11 +5,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AppConfig } from "~/config.server";
 import { attempt, type AttemptParts } from "./attempt.server";
-import { EMAILJS_LIB_VERSION, type TemplateParams } from "./emailjs.server";
+import { EMAILJS_LIB_VERSION } from "./emailjs.server";
 import { purged, type ContactLogger } from "../events.server";
 import { tellOwner, type Notify } from "../alerts/notify.server";
-import type { Admitted, Quotas } from "../guard/limits.server";
-import { messageId, NOT_KEPT, type Message, type Sender } from "../rules/message.server";
+import type { Admitted, Quotas } from "./port.server";
+import { messageId, NOT_KEPT, type Message, type Sender, type TemplateParams } from "../rules/message.server";
 import {
   afterRefusal,
   answerOf,

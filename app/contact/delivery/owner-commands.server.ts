@@ -1,10 +1,9 @@
 // The owner's commands on kept messages, the same on either engine (CLI and page): each sends at once from the
 // process that runs it, even while the account is refused; the engine only lends its store as a Keeper.
-import type { TemplateParams } from "./emailjs.server";
-import { failureOf, keptView, waitingOn, type Message } from "../rules/message.server";
+import { failureOf, keptView, waitingOn, type Message, type TemplateParams } from "../rules/message.server";
 import type { OwnerPort, SendNow } from "./port.server";
 import { attempt, type AttemptParts } from "./attempt.server";
-import { providerWords } from "./provider.server";
+import { providerWords } from "../rules/words.server";
 import { fairOrder } from "../rules/rulebook.server";
 
 /** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */

@@ -1,11 +1,23 @@
 // The port both engines stand behind: BullMQ on Redis with REDIS_URL, else the store, on one SQLite file or
 // PostgreSQL (decisions 053, 057, 062, 063). The action sends through `delivery`; the owner's commands go through `owner`.
-import type { TemplateParams } from "./emailjs.server";
-import type { Admitted } from "../guard/limits.server";
-import type { Kept, Sent } from "../rules/message.server";
+import type { Kept, Sent, TemplateParams } from "../rules/message.server";
 import type { StoreHealth } from "../store/store.server";
 
 export type { Sent } from "../rules/message.server";
+
+/** A post that passed its client's limits: who sent it (its network: an IPv4 /24, an IPv6 /48). */
+export type Admitted = { client: string; network: string };
+
+/** `first`: the client kept nothing before this one. */
+export type StoreAllowance = false | { first: boolean };
+
+/** What delivery asks of the client's limits as it sends or keeps a message. */
+export type Quotas = {
+  keep(sender: Admitted, spam: boolean): Promise<StoreAllowance>;
+  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
+  /** The provider's failure, not the visitor's (decision 008). */
+  giveBack(sender: Admitted): Promise<void>;
+};
 
 export type Delivery = {
   send(params: TemplateParams, sender: Admitted): Promise<Sent>;

@@ -1,41 +1,10 @@
 // Whether the provider takes mail or refuses the account until the owner acts, kept beside the outbox (decision 047).
 import { createHash } from "node:crypto";
 import type { MailConfig } from "~/config.server";
-import { RETRY_AFTER_CAP_MS } from "./emailjs.server";
+import { providerWords, type AskedPause } from "../rules/words.server";
 import { refusedOne, type Refusals } from "../rules/refusals.server";
 import type { KnownFailure } from "../rules/rulebook.server";
 import type { SharedState } from "../store/store.server";
-
-/** A pause EmailJS asked for past RETRY_AFTER_CAP_MS: when it last asked, and for how long (decision 050). */
-export type AskedPause = { at: string; ms: number };
-
-const SPANS: [number, string][] = [
-  [365.25 * 86_400_000, "year"],
-  [86_400_000, "day"],
-  [3_600_000, "hour"],
-  [60_000, "minute"],
-];
-
-/** "1 message", "3 messages". */
-export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
-export function span(ms: number): string {
-  const [unit, name] = SPANS.find(([unit]) => ms >= 2 * unit) ?? [1_000, "second"];
-  return count(Math.floor(ms / unit), name);
-}
-
-/** To the second, as a Retry-After date is. */
-const dateOf = (ms: number) => {
-  const date = new Date(Math.round(ms / 1_000) * 1_000);
-  return Number.isNaN(date.getTime()) ? "beyond any date" : date.toISOString().replace(".000Z", "Z");
-};
-
-/** What EmailJS asked and when sending goes on, for the alert, `outbox status` and `outbox test` (decision 050). */
-export function askedPauseWords({ at, ms }: AskedPause): string {
-  const start = Date.parse(at);
-  return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
-}
 
 type ProviderState = (
   | { state: "ok" }
@@ -85,18 +54,6 @@ function settingsDigest(mail: MailConfig): string {
   if (mail.mode !== "relay") return "";
   const ids = [mail.apiUrl, mail.publicKey, mail.serviceId, mail.templateId, mail.privateKey ?? ""];
   return createHash("sha256").update(JSON.stringify(ids)).digest("hex").slice(0, 16);
-}
-
-/** Anything like a mail address or a mention: a word with an @. */
-export const ADDRESS_LIKE = /[^\s@]*@[^\s@]*/g;
-
-/** The provider's words as one bounded line, anything like an address taken out. */
-export function providerWords(text: string): string {
-  const line = text
-    .replace(ADDRESS_LIKE, "[address]")
-    .replace(/[\s\p{Cc}\p{Cf}]+/gu, " ")
-    .trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 export function createProvider(mail: MailConfig, state: SharedState, now = () => new Date()): Provider {

@@ -4,19 +4,19 @@ import type { AppConfig } from "~/config.server";
 import type { SharedState } from "../store/store.server";
 import type { OwnerAlert } from "../alerts/alerts.server";
 import { createBudget, type Budget } from "./budget.server";
-import {
-  buildSendBody,
-  RETRIES_WITHIN_A_REQUEST,
-  RETRY_AFTER_CAP_MS,
-  sendEmail,
-  type RetryOptions,
-  type TemplateParams,
-} from "./emailjs.server";
-import { createProvider, providerWords, type Provider } from "./provider.server";
+import { buildSendBody, RETRIES_WITHIN_A_REQUEST, sendEmail, type RetryOptions } from "./emailjs.server";
+import { createProvider, type Provider } from "./provider.server";
 import type { ContactLogger } from "../events.server";
-import { FAILURE, messageId, type RelayOutcome, type Sender } from "../rules/message.server";
+import {
+  FAILURE,
+  messageId,
+  type RelayOutcome,
+  type Sender,
+  type TemplateParams,
+} from "../rules/message.server";
 import { accountRefusal } from "../rules/refusals.server";
-import { paceIntervalMs, slotWaitMs } from "../rules/rulebook.server";
+import { paceIntervalMs, RETRY_AFTER_CAP_MS, slotWaitMs } from "../rules/rulebook.server";
+import { providerWords } from "../rules/words.server";
 
 export type Relay = {
   send(

@@ -8,24 +8,13 @@ import {
 } from "rate-limiter-flexible";
 import { canonicalAddress, type AppConfig, type Blocklist } from "~/config.server";
 import { looksHeadless, networkKey } from "./client.server";
+import type { Admitted, Quotas, StoreAllowance } from "../delivery/port.server";
 import type { ContactMessage } from "../form/schema";
 
 export type Refusal =
   | { status: 403; reason: "blocklisted" }
   | { status: 429; reason: "rate_limited"; retryAfterSeconds: number }
   | { status: 451; reason: "headless_browser" };
-
-/** `first`: the client kept nothing before this one. */
-export type StoreAllowance = false | { first: boolean };
-
-export type Admitted = { client: string; network: string };
-
-export type Quotas = {
-  keep(sender: Admitted, spam: boolean): Promise<StoreAllowance>;
-  networkShare(network: string): Promise<{ ok: true } | { ok: false; retryMs: number }>;
-  /** The provider's failure, not the visitor's (decision 008). */
-  giveBack(sender: Admitted): Promise<void>;
-};
 
 export type Limits = {
   /** Past the refused-post allowance: the seconds until the next is answered in full, else 0. */

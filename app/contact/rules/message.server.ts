@@ -1,7 +1,17 @@
 // A message's words and shapes: its states, the record the store keeps, what the relay and a visitor are told.
 import { createHash } from "node:crypto";
 import type { ContactFailureReason } from "../form/contract";
-import type { SendFailureKind, TemplateParams } from "../delivery/emailjs.server";
+
+export type TemplateParams = {
+  name: string;
+  from_email: string;
+  subject: string;
+  message: string;
+  to_name: string;
+};
+
+/** `paced`: no slot at the provider's rate came in time, so nothing was sent. */
+export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout" | "paced";
 
 /** What a waiting message waits for; each is sent again by itself when it frees. */
 export const WAITING_FOR = [

@@ -2,7 +2,6 @@
 // passed in, so each rule is tested on an injected clock.
 import type { AppConfig } from "~/config.server";
 import type { ContactFailureReason } from "../form/contract";
-import type { TemplateParams } from "../delivery/emailjs.server";
 import {
   FAILURE,
   failedByProvider,
@@ -15,6 +14,7 @@ import {
   type RelayOutcome,
   type Sender,
   type Sent,
+  type TemplateParams,
 } from "./message.server";
 
 export type Rules = Pick<
@@ -191,6 +191,9 @@ export const visitorAnswer = (message: Message | null): Sent =>
 /** Waits by itself and is due: what the background sends now. A probe goes while the account is refused. */
 export const isDue = (message: Message, now: number) =>
   message.state === "waiting" && message.nextAttempt !== null && message.nextAttempt <= now;
+
+/** The longest a Retry-After holds sending; a longer ask is told to the owner (decision 050). */
+export const RETRY_AFTER_CAP_MS = 60_000;
 
 /** How long a send holds a message before another process may take it (then it may have arrived). */
 export const CLAIM_MS = 60_000;
