@@ -1,7 +1,7 @@
 // Where the store on PostgreSQL fails, on the production server (DATABASE_URL, an OUTBOX_DIR of its own): a psql
-// session's lock on its tables, its server stopped while a send is in flight or while visitors post. Nothing is
-// mailed twice or lost, and a visitor hears the spec's failure text with a 503, never a 500.
-import { spawn } from "node:child_process";
+// session's lock on its tables, its server stopped while a send is in flight, while visitors post or before the
+// site starts. Nothing is mailed twice or lost, and a visitor hears the spec's failure text with a 503, never a 500.
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,9 +9,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { answering, ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { freePort } from "../support/free-port";
+import { runOutboxCli } from "../support/outbox-cli";
 import { freshDatabase, startPostgresServer, type PostgresServer } from "../support/postgres-server";
 
 let fake: EmailJsFake;
@@ -297,5 +299,64 @@ describe("the PostgreSQL server stops", { timeout: 120_000 }, () => {
 
     expect(await server.stop()).toBe(0);
     servers = [];
+  });
+
+  it("before the site starts: the owner's status names the database it cannot reach in one line and exits 1; the server waits, saying so once, and serves once it is up", async () => {
+    const postgres = await ownPostgres();
+    const database = await freshDatabase(postgres.url);
+    const url = new URL(database);
+    const where = `the PostgreSQL database ${url.pathname.slice(1)} at ${url.host}`;
+    await postgres.stop();
+    const outbox = await outboxDir();
+
+    const status = await runOutboxCli(["status"], envFor(database, outbox));
+    expect(status.stdout).toBe("");
+    expect(status.stderr).toMatch(new RegExp(`^StoreError: cannot reach ${where}: [^\\n]+\\n$`));
+    expect(status.stderr).not.toContain(url.password);
+    expect(status.code).toBe(1);
+
+    // Started as `npm start` starts it, watched from its first line: it is not listening yet.
+    const port = await freePort();
+    let log = "";
+    const child: ChildProcess = spawn(process.execPath, ["build/server.js"], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        CONTACT_BOT_CHECKS: "off",
+        ...envFor(database, outbox),
+        PORT: String(port),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (chunk) => (log += chunk));
+    child.stderr!.on("data", (chunk) => (log += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    cleanups.push(() => (child.exitCode === null && child.kill("SIGKILL"), exited));
+    await expect
+      .poll(() => log, { timeout: 20_000, interval: 50 })
+      .toContain(`"outcome":"store_waiting","where":"${where}"`);
+    expect(child.exitCode).toBeNull();
+
+    await postgres.start();
+    const server = `http://127.0.0.1:${port}`;
+    await answering(`${server}/healthz`, "the server", child, () => log);
+    const subject = "Posted once the database is up";
+    const response = await postForm(
+      `${server}/?index`,
+      { ...VALID, subject, message: `${VALID.message} ${subject}` },
+      { ...BROWSER_HEADERS, "X-Forwarded-For": "203.0.113.70" },
+    );
+    expect(response.status).toBe(303);
+    expect(mailed(subject)).toBe(1);
+    expect(log.split('"outcome":"store_waiting"')).toHaveLength(2);
+    expect(log).not.toContain(url.password);
+    expect(log).not.toMatch(/StoreError|Unhandled|uncaught/i);
+    const up = await runOutboxCli(["status"], envFor(database, outbox));
+    expect([up.code, up.stderr]).toEqual([0, ""]);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
   });
 });
