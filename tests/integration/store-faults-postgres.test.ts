@@ -1,6 +1,7 @@
 // Where the store on PostgreSQL fails, on the production server (DATABASE_URL, an OUTBOX_DIR of its own): a psql
 // session's lock on its tables, its server stopped while a send is in flight, while visitors post or before the
-// site starts. Nothing is mailed twice or lost, and a visitor hears the spec's failure text with a 503, never a 500.
+// site starts, and a sender killed mid-send. Nothing is mailed twice or lost, and a visitor hears the spec's
+// failure text with a 503, never a 500.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -11,7 +12,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { answering, ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
-import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
+import { startEmailJsFake, type EmailJsFake, type FakeMode } from "../support/emailjs-fake";
 import { freePort } from "../support/free-port";
 import { runOutboxCli } from "../support/outbox-cli";
 import { freshDatabase, startPostgresServer, type PostgresServer } from "../support/postgres-server";
@@ -358,5 +359,52 @@ describe("the PostgreSQL server stops", { timeout: 120_000 }, () => {
 
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
+  });
+});
+
+describe("a sender killed mid-send", { timeout: 90_000 }, () => {
+  it("leaves it uncertain and held until its claim ends; the next sender then sends it once, as uncertain", async () => {
+    const database = await freshDatabase();
+    const outbox = await outboxDir();
+    const cli = (args: string[]) => runOutboxCli(args, envFor(database, outbox));
+    const subject = "Killed mid-send on PostgreSQL";
+    fake.setMode({ kind: "hang" }, subject);
+    const first = await start(database);
+    void post(first, subject).catch(() => undefined);
+    await expect.poll(() => arrivals(subject).length, { timeout: 10_000, interval: 20 }).toBe(1);
+    const killedAt = Date.now();
+    first.child.kill("SIGKILL");
+    await first.stop();
+    servers = [];
+
+    const listed = await cli(["list"]);
+    const next = Date.parse(/next attempt (\S+),/.exec(listed.stdout)?.[1] ?? "");
+    expect(listed.stdout).toContain("uncertain: may have been delivered");
+    expect(next).toBeGreaterThan(killedAt + 50_000);
+    // A 429 is no sign of its own that it may have arrived: only being taken from a dead sender makes it uncertain.
+    const tooMany: FakeMode = {
+      kind: "status",
+      status: 429,
+      body: "Too Many Requests",
+      headers: { "Retry-After": "0" },
+    };
+    fake.setMode(tooMany, subject);
+    const second = await start(database);
+    await expect.poll(() => lines(second, "store_opened")).toBe(1);
+    expect(second.output()).toContain('"kept":1');
+    const resent = await cli(["resend"]);
+    expect(resent.stdout).toMatch(/^busy {2}.*uncertain: may have been delivered/m);
+    expect(resent.stdout).toMatch(/1 held by another sender until its next attempt/);
+    expect(arrivals(subject)).toHaveLength(1);
+
+    // Its claim ended, as it would 60 s after it was taken: the next sender takes it, as one that may have arrived.
+    await query(database, `UPDATE messages SET claimed_until = ${Date.now() - 1}`);
+    await expect
+      .poll(second.output, { timeout: 15_000, interval: 50 })
+      .toMatch(/"outcome":"redelivery_failed","upstreamStatus":429,"attempts":1,"uncertain":true/);
+    fake.setMode({ kind: "status", status: 200, body: "OK" }, subject);
+    await expect.poll(() => keptSubjects(database), { timeout: 15_000, interval: 100 }).toEqual([]);
+    expect(mailed(subject)).toBe(1);
+    expect(second.output()).toMatch(/"outcome":"redelivered","attempts":\d+,"uncertain":true/);
   });
 });
