@@ -11,6 +11,7 @@ const LOADS_THE_MACHINE = [
   "tests/integration/queue-instances.test.ts",
   // Stops and starts PostgreSQL servers of its own.
   "tests/integration/store-faults-postgres.test.ts",
+  "tests/integration/store-faults-postgres-pool.test.ts",
 ];
 
 /** One PostgreSQL server for the integration tests of a run, after the run's temporary folder is made. */
