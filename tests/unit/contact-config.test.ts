@@ -59,7 +59,9 @@ describe("defaults", () => {
       expect.stringMatching(
         /^warn \[contact\] TRUST_PROXY is not set: .*each visitor is the address that connects/,
       ),
-      expect.stringMatching(/^info \[contact\] DATABASE_URL is not set: .*Several replicas need DATABASE_URL\.$/),
+      expect.stringMatching(
+        /^info \[contact\] DATABASE_URL is not set: .*Several replicas need DATABASE_URL\.$/,
+      ),
       expect.stringMatching(/^warn \[session\] SESSION_SECRET is not set: .*replicas do not share them/),
     ]);
   });
@@ -183,7 +185,9 @@ describe("defaults", () => {
 
   it("a REDIS_URL left from an older version is named as no longer read, without its value", () => {
     const { lines } = load({ REDIS_URL: "redis://:redis-PASSWORD@cache:6379" });
-    expect(lines).toContainEqual(expect.stringMatching(/^warn \[contact\] REDIS_URL is no longer read: .*Remove it\.$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warn \[contact\] REDIS_URL is no longer read: .*Remove it\.$/),
+    );
     expect(lines.join("\n")).not.toContain("redis-PASSWORD");
     expect(load({ REDIS_URL: " " }).lines.join("\n")).not.toContain("REDIS_URL");
   });

@@ -1,7 +1,12 @@
 // The owner's alerts as each service's request: a link to the owner page on the alerts that ask the owner
 // to act, in each format's own way and never one that acts, and the provider's words inert (decision 056).
 import { describe, expect, it } from "vitest";
-import { alertRequest, ownerPageUrl, type AlertFormat, type OwnerAlert } from "~/contact/alerts/alerts.server";
+import {
+  alertRequest,
+  ownerPageUrl,
+  type AlertFormat,
+  type OwnerAlert,
+} from "~/contact/alerts/alerts.server";
 import { site } from "~/content/site";
 
 const FORMATS: AlertFormat[] = ["ntfy", "slack", "discord", "json"];
