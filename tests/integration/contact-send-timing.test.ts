@@ -1,43 +1,37 @@
-// When the relay sends, on the wire: a production server and the fake EmailJS. On the SQLite store, a wait
-// for a turn at the provider's pace never eats a send's deadline; on the Redis queue, a Retry-After past the cap
-// holds sending for the cap only, told to the owner and shown by `outbox status` and `outbox test`
-// (decisions 050, 053).
+// When the relay sends, on the wire: a production server and the fake EmailJS, on the SQLite store or on
+// PostgreSQL. A visitor right after another waits for the slot and hears EmailJS's answer; a wait for a turn at
+// the provider's pace never eats a send's deadline; a Retry-After past the cap holds sending for the cap only,
+// told to the owner and shown by `outbox status` and `outbox test` (decisions 050, 063).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
-import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { freshDatabase } from "../support/postgres-server";
 import { until } from "../support/until";
 import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
-let redis: RedisServer;
 let fake: EmailJsFake;
 let owner: WebhookFake;
 let outbox: string;
 let replica: AppServer | undefined;
+let database: string | null = null;
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 30_000);
-afterAll(() => redis?.stop());
 afterEach(async () => {
   await replica?.stop();
   await fake?.close();
   await owner?.close();
   await rm(outbox, { recursive: true, force: true });
-  await redis.flush();
 });
 
-let withRedis = true;
 const env = () =>
   relayEnv(fake.url, {
     OUTBOX_DIR: outbox,
     TRUST_PROXY: "1",
-    ...(withRedis ? { REDIS_URL: redis.url } : {}),
+    ...(database ? { DATABASE_URL: database } : {}),
     EMAILJS_MAX_PER_SECOND: "1",
     CONTACT_REDELIVER_FIRST_SECONDS: "1",
     CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
@@ -46,8 +40,8 @@ const env = () =>
     OWNER_ALERT_FORMAT: "json",
   });
 
-async function start(engine: "sqlite" | "queue") {
-  withRedis = engine === "queue";
+async function start(store: "sqlite" | "postgres") {
+  database = store === "postgres" ? await freshDatabase() : null;
   fake = await startEmailJsFake();
   owner = await startWebhookFake("json");
   outbox = await mkdtemp(path.join(tmpdir(), "send-timing-"));
@@ -82,16 +76,19 @@ const alerts = (event: string) =>
   owner.accepted.filter((alert) => (alert.body as { event?: string }).event === event);
 
 describe("when the relay sends", { timeout: 180_000 }, () => {
-  it("a visitor posting a second after another waits for the slot and hears what EmailJS said: its 401", async () => {
-    await start("sqlite");
-    fake.setMode({ kind: "status", status: 401, body: "The Public Key is invalid" }, "Right after");
-    expect((await post("First of two", "203.0.113.61")).status).toBe(303);
-    const second = await post("Right after", "203.0.113.62");
-    expect([502, 503]).toContain(second.status);
-    expect(second.page).toContain("Right after");
-    expect(arrivals("Right after")).toHaveLength(1);
-    expect(logged("relayed").map((line) => line.upstreamStatus)).toEqual([200, 401]);
-  });
+  it.each(["sqlite", "postgres"] as const)(
+    "a visitor posting right after another hears EmailJS's 401, not Message Sent! (%s)",
+    async (store) => {
+      await start(store);
+      fake.setMode({ kind: "status", status: 401, body: "The Public Key is invalid" }, "Right after");
+      expect((await post("First of two", "203.0.113.61")).status).toBe(303);
+      const second = await post("Right after", "203.0.113.62");
+      expect([502, 503]).toContain(second.status);
+      expect(second.page).toContain("Right after");
+      expect(arrivals("Right after")).toHaveLength(1);
+      expect(logged("relayed").map((line) => line.upstreamStatus)).toEqual([200, 401]);
+    },
+  );
 
   it("a redelivery that waited longer than the deadline for its turn is sent whole: once, never uncertain", async () => {
     await start("sqlite");
@@ -116,10 +113,10 @@ describe("when the relay sends", { timeout: 180_000 }, () => {
   });
 
   it("a Retry-After of a day holds sending for the cap only, and the owner is told once", async () => {
-    await start("queue");
+    await start("postgres");
     fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "86400" } });
-    // Both wait in the queue for the pause EmailJS asked for, and are told their message is on its way.
-    expect((await post("Asked a day", "203.0.113.2")).status).toBe(303);
+    // The first hears EmailJS's 429 and is kept; the next waits for the pause, told its message is on its way.
+    expect((await post("Asked a day", "203.0.113.2")).status).toBe(502);
     expect((await post("Sent later", "203.0.113.3")).status).toBe(303);
     expect(await kept()).toBe(2);
 
@@ -141,9 +138,9 @@ describe("when the relay sends", { timeout: 180_000 }, () => {
   });
 
   it("while a pause asked past the cap holds, `outbox status` and `outbox test` say so in words", async () => {
-    await start("queue");
+    await start("postgres");
     fake.queue({ kind: "status", status: 429, headers: { "Retry-After": "Fri, 01 Jan 2100 00:00:00 GMT" } });
-    expect((await post("Asked for decades", "203.0.113.4")).status).toBe(303);
+    expect((await post("Asked for decades", "203.0.113.4")).status).toBe(502);
     await until(() => alerts("provider_pause").length === 1, "the owner's pause alert");
 
     const status = await runOutboxCli(["status"], env());

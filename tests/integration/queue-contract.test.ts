@@ -1,28 +1,22 @@
-// One contract, both engines: the production server on the SQLite store (no REDIS_URL) and on the Redis queue,
-// driven the same way (a visitor's post, the fake EmailJS, the owner's CLI), held to the same outcomes
-// (decisions 053, 057).
+// One contract, both stores: the production server on the SQLite file in OUTBOX_DIR and on a PostgreSQL
+// database (DATABASE_URL, a fresh one for each test), driven the same way (a visitor's post, the fake EmailJS,
+// the owner's CLI), held to the same outcomes (decisions 057, 063).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { postSubject, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
-import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { freshDatabase } from "../support/postgres-server";
 import { until } from "../support/until";
 import { startWebhookFake, type WebhookFake } from "../support/webhook-fakes";
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 30_000);
-afterAll(() => redis?.stop());
-
 describe.each([
   ["the SQLite store", false],
-  ["the Redis queue", true],
-])("the contact engine on %s", { timeout: 90_000 }, (_name, withRedis) => {
+  ["a PostgreSQL database", true],
+])("the contact engine on %s", { timeout: 90_000 }, (_name, onPostgres) => {
   let fake: EmailJsFake;
   let app: AppServer;
   let outbox: string;
@@ -35,7 +29,6 @@ describe.each([
     await webhook?.close();
     webhook = undefined;
     await rm(outbox, { recursive: true, force: true });
-    if (withRedis) await redis.flush();
   });
 
   async function start(extra: Record<string, string> = {}) {
@@ -47,7 +40,7 @@ describe.each([
       CONTACT_REDELIVER_UNCERTAIN_SECONDS: "1",
       CONTACT_REDELIVER_MAX_SECONDS: "1",
       CONTACT_RATE_LIMIT_MAX: "100",
-      ...(withRedis ? { REDIS_URL: redis.url } : {}),
+      ...(onPostgres ? { DATABASE_URL: await freshDatabase() } : {}),
       ...extra,
     });
     app = await startAppServer({ env });

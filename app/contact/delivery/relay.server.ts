@@ -29,10 +29,15 @@ export type Relay = {
 
 const DEFAULT_PAUSE_MS = 5_000;
 
-/** The provider's pace: a shared record on SQLite; on the queue BullMQ's limiter (decisions 046, 053). */
+/** The provider's pace: a shared record in the store, for every process on it (decisions 046, 053). */
 export type Pacing = {
   /** Waits at most `maxWaitMs` for a free slot (false: none came); visitors go before the background. */
   slot(who: "visitor" | "background", maxWaitMs: number, stopping?: () => boolean): Promise<boolean>;
+  /**
+   * A request taken in its slot was answered at `at`: the next slot is a whole interval after that. The request
+   * reached the provider before its answer, however long it took from the slot to get there.
+   */
+  answered(at: number): Promise<void>;
   pause(ms: number): Promise<void>;
 };
 
@@ -72,6 +77,11 @@ function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
         await sleep(next);
       }
     },
+    answered: (at) =>
+      state.change<Pace, void>(PACE, { freeAt: 0 }, ({ freeAt }) => ({
+        next: at + intervalMs > freeAt ? { freeAt: at + intervalMs } : null,
+        result: undefined,
+      })),
     pause: (ms) =>
       state.change<Pace, void>(PACE, { freeAt: 0 }, ({ freeAt }) => ({
         next: { freeAt: Math.max(freeAt, Date.now() + ms) },
@@ -141,13 +151,21 @@ export function createRelay(
           });
         }
       }
-      const slot = (maxWaitMs: number) =>
-        pacing.slot(
+      let inSlot = false;
+      const slot = async (maxWaitMs: number) => {
+        const free = await pacing.slot(
           who === "visitor" ? "visitor" : "background",
           Math.min(maxWaitMs, slotWaitMs(who)),
           stopping,
         );
+        inSlot ||= free;
+        return free;
+      };
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
+      // Counted from the answer, not from the slot: a request slow to leave (a far database, a busy process, a
+      // new connection) arrived less than an interval before the next instance's. Not waited for: this
+      // process's next slot comes after it, and another's sees it within a few statements.
+      if (inSlot) void orElse(pacing.answered(Date.now()), undefined);
       if (result.ok || result.failure !== "paced") {
         log({
           outcome: "relayed",
