@@ -6,7 +6,7 @@ import { logContactEvent, type ContactLogger } from "./events.server";
 import { createContactFlash } from "./action/flash.server";
 import { createLimits, createRateLimiters } from "./guard/limits.server";
 import { createNotify } from "./alerts/notify.server";
-import { createSqliteEngine } from "./delivery/engine.server";
+import { createEngine } from "./delivery/engine.server";
 import { createRelay, relayParts } from "./delivery/relay.server";
 import { createSpamScore } from "./guard/spam-score.server";
 import { openPostgresStore } from "./store/postgres.server";
@@ -41,7 +41,7 @@ export async function createContactServices(
   const relay = parts && createRelay(config, parts, { log, notify, retry, waiting });
   const rateLimiters = createRateLimiters(config.databaseUrl);
   const limits = createLimits(config, rateLimiters.limiter);
-  const engine = createSqliteEngine({ config, db, relay, notify, quotas: limits.quotas, log });
+  const engine = createEngine({ config, db, relay, notify, quotas: limits.quotas, log });
   return {
     config,
     toName,

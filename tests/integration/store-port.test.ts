@@ -21,7 +21,8 @@ import {
 } from "~/contact/rules/rulebook.server";
 import { openPostgresStore } from "~/contact/store/postgres.server";
 import { DATABASE_FILE, openSqliteStore } from "~/contact/store/sqlite.server";
-import { MIGRATIONS, StoreError, type Store, type StoreEvent } from "~/contact/store/store.server";
+import { MIGRATIONS } from "~/contact/store/statements.server";
+import { StoreError, type Store, type StoreEvent } from "~/contact/store/store.server";
 import { PROVIDER_FAILED, VALID_TEMPLATE_PARAMS } from "../support/contact";
 import { freshDatabase, startPostgresServer } from "../support/postgres-server";
 

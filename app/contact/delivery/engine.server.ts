@@ -1,23 +1,20 @@
-// The one-process engine: messages kept in the SQLite store and sent in their slot by a background loop;
-// the owner's CLI works on the same file at the same time. It stores and schedules; the rulebook decides.
+// The engine: a visitor's post kept and claimed in the store before it is sent, the owner's commands on what is
+// kept, and the background that sends the rest; it stores and schedules, the rulebook decides.
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AppConfig } from "~/config.server";
 import { attempt, type AttemptParts } from "./attempt.server";
+import { createBackground } from "./background.server";
 import { EMAILJS_LIB_VERSION } from "./emailjs.server";
 import { purged, type ContactLogger } from "../events.server";
-import { tellOwner, type Notify } from "../alerts/notify.server";
+import type { Notify } from "../alerts/notify.server";
 import type { Admitted, Quotas } from "./port.server";
 import { messageId, NOT_KEPT, type Message, type Sender, type TemplateParams } from "../rules/message.server";
 import {
   afterRefusal,
   answerOf,
   CLAIM_MS,
-  expired,
-  fairOrder,
-  holdsTheRest,
-  isDue,
   placeFor,
   placeLimit,
   received,
@@ -31,12 +28,7 @@ import type { Delivery, Engine, Sent } from "./port.server";
 import type { Relay } from "./relay.server";
 import { StoreError, type Store } from "../store/store.server";
 
-/** Retention and the owner's alerts are looked at this often. */
-const TICK_MS = 30_000;
-/** The longest the loop sleeps: what the owner's CLI changed in the file is seen within it. */
-const LOOK_MS = 1_000;
-
-export type SqliteEngineOptions = {
+export type EngineOptions = {
   config: AppConfig;
   db: Store;
   relay: Relay | null;
@@ -54,9 +46,8 @@ async function writeToOutbox(dir: string, params: TemplateParams) {
   await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
 }
 
-export function createSqliteEngine({ config, db, relay, notify, quotas, log }: SqliteEngineOptions): Engine {
+export function createEngine({ config, db, relay, notify, quotas, log }: EngineOptions): Engine {
   const inFlight = new Map<string, Promise<Sent>>();
-  let wake = () => {};
   const parts: AttemptParts | null = relay && {
     relay,
     quotas,
@@ -103,7 +94,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       ...(message.failure ? { failure: message.failure, uncertain: message.uncertain } : {}),
       ...(message.signals ? { signals: message.signals } : {}),
     });
-    wake();
+    background.wake();
     return true;
   }
 
@@ -115,7 +106,7 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
       const next = afterRefusal(message, now);
       if (next !== message) await db.put(next);
     }
-    wake();
+    background.wake();
   }
 
   /** One try of a message this process holds, and its next state stored (or it forgotten, once sent). */
@@ -128,6 +119,8 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
 
   /** Its next state stored, or it forgotten once sent: a removal that fails is tried again, never sent again. */
   const settle = async (taken: Message, next: Message | null) => (next ? db.put(next) : db.forget(taken.id));
+
+  const background = createBackground({ config, db, relay, notify, log, tryHeld });
 
   const delivery: Delivery = {
     async keepAsSpam(params, signals, sender) {
@@ -229,96 +222,9 @@ export function createSqliteEngine({ config, db, relay, notify, quotas, log }: S
     parts,
   );
 
-  /** Sends what is due, fairly across networks; stops at the first wait that holds the rest too. */
-  async function sendDue(stopping: () => boolean) {
-    if (!relay) return;
-    // Nothing is sent while the store refuses writes: what is sent could not be recorded as sent.
-    if (db.health().state !== "ok" && !(await db.probe())) return;
-    const refusing = (await relay.provider.read()).state === "refusing";
-    for (const due of fairOrder(await db.due(Date.now()))) {
-      if (stopping()) return;
-      // While the account is refused, one waiting message at a time is the probe; the rest wait for it.
-      const probe = refusing && (await relay.provider.probeDue(config.providerProbeSeconds, due.id));
-      const now = Date.now();
-      const claimed = await db.claim(due.id, now, now + CLAIM_MS);
-      if (!claimed) continue;
-      const message = taken(claimed);
-      if (!isDue(message, now)) {
-        await db.put(message);
-        continue;
-      }
-      const next = await tryHeld(message, probe ? "probe" : "redelivery", stopping);
-      if (holdsTheRest(next)) return;
-    }
-  }
-
-  async function housekeeping(now: number) {
-    const all = (await db.list()).map((stored) => stored.message);
-    const kept = all.filter((m) => !expired(m, now, config));
-    for (const message of all.filter((m) => !kept.includes(m))) {
-      await db.remove(message.id);
-      log(purged(message, "expired", now));
-    }
-    await tellOwner(db.state, notify, kept, now, config);
-  }
-
   return {
     delivery,
     owner,
-    start() {
-      if (!relay) return { stop: async () => {} };
-      let stopping = false;
-      let timer: NodeJS.Timeout | undefined;
-      let running: Promise<void> | null = null;
-      let again = false;
-      let lookedAt = 0;
-      const schedule = (next: number | null) => {
-        if (stopping) return;
-        const wait = next === null ? LOOK_MS : Math.min(LOOK_MS, Math.max(0, next - Date.now()));
-        clearTimeout(timer);
-        timer = setTimeout(tick, wait).unref();
-      };
-      const tick = () => {
-        if (running) {
-          again = true;
-          return;
-        }
-        running = (async () => {
-          const now = Date.now();
-          if (now - lookedAt >= TICK_MS) {
-            lookedAt = now;
-            await housekeeping(now);
-          }
-          await sendDue(() => stopping);
-        })()
-          // A store that refuses has said so once (its health); anything else is said as it comes.
-          .catch((error: Error) => {
-            if (!(error instanceof StoreError)) log({ outcome: "redelivery_error", error: error.message });
-          })
-          .then(() => db.nextDue().catch(() => null))
-          .then((next) => {
-            running = null;
-            if (again && !stopping) {
-              again = false;
-              tick();
-            } else schedule(next);
-          });
-      };
-      wake = () => {
-        if (!stopping) setImmediate(tick);
-      };
-      void Promise.all([db.count("kept"), db.count("spam")]).then(
-        ([kept, spam]) => log({ outcome: "store_opened", where: db.where, kept, spam }),
-        () => undefined,
-      );
-      tick();
-      return {
-        async stop() {
-          stopping = true;
-          clearTimeout(timer);
-          await running;
-        },
-      };
-    },
+    start: background.start,
   };
 }

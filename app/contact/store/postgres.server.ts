@@ -1,7 +1,8 @@
 // The store on a PostgreSQL database (DATABASE_URL), shared by every replica and the owner's CLI: runs the
 // port's statements through pg's Pool, migrates under an advisory lock, waits for a database not up yet.
 import pg from "pg";
-import { createStore, MIGRATIONS, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
+import { MIGRATIONS } from "./statements.server";
+import { createStore, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
 
 /** How long opening a connection may take; then the statement fails (running) or is tried again (at start). */
 const CONNECT_TIMEOUT_MS = 5_000;

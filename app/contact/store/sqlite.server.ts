@@ -4,7 +4,8 @@ import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statS
 import { userInfo } from "node:os";
 import path from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { createStore, MIGRATIONS, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
+import { MIGRATIONS } from "./statements.server";
+import { createStore, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
 
 export const DATABASE_FILE = "outbox.sqlite";
 /** Loaded when a store opens, not when this module does: an older Node then says which it needs (server/node-version.ts). */
