@@ -66,7 +66,7 @@ async function hold(
 ): Promise<Message> {
   const at = Date.now() - ageMs;
   const fresh = received(paramsOf(subject), network, at);
-  // Over its network's share the engine keeps it so itself (queue-sqlite.server.ts); the budget's wait is
+  // Over its network's share the engine keeps it so itself (delivery/engine.server.ts); the budget's wait is
   // the rulebook's.
   const message: Message =
     wait === "network_share"
@@ -185,7 +185,7 @@ describe("the store file", { timeout: 60_000 }, () => {
     // The store's own code, bundled once, opened by bare Node processes: the server's opening, at a Node start each.
     const opener = path.join(await mkdtemp(path.join(tmpdir(), "store-opener-")), "open.mjs");
     await build({
-      entryPoints: [path.resolve("app/contact/store-sqlite.server.ts")],
+      entryPoints: [path.resolve("app/contact/store/sqlite.server.ts")],
       bundle: true,
       platform: "node",
       format: "esm",
