@@ -26,11 +26,9 @@ export async function createContactServices(
     toName: string;
     log?: ContactLogger;
     retry?: RetryOptions;
-    /** A server waits for a database it cannot reach yet; the owner's CLI says so and stops. */
     waitForStore?: boolean;
   },
 ) {
-  // The PostgreSQL database of DATABASE_URL, for every replica, else one SQLite file in OUTBOX_DIR.
   const db = config.databaseUrl
     ? await openPostgresStore(config.databaseUrl, log, { wait: waitForStore })
     : await openSqliteStore(config.mail.outboxDir, log);

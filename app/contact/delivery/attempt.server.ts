@@ -1,5 +1,4 @@
-// One try of a message, the same for every sender (a visitor's first try too): its network's share, the relay,
-// and its next state as the rulebook says; the engine then stores and schedules that state.
+// One try of a message, the same for every sender: its network's share, the relay, its next state.
 import type { ContactLogger } from "../events.server";
 import type { Quotas } from "./port.server";
 import type { Message, RelayOutcome, Sender } from "../rules/message.server";
@@ -17,11 +16,10 @@ export type AttemptParts = {
   quotas: Quotas;
   rules: Rules;
   log: ContactLogger;
-  /** The account's refusal ended with this send: what waited for it is made to follow. */
   refusalEnded(): Promise<void>;
 };
 
-/** What was asked of the provider (null: nothing, its network's share waits), and the message's next state (null: sent). */
+/** `sent` null: its network's share waits; `next` null: sent. */
 export type Tried = { sent: RelayOutcome | null; next: Message | null };
 
 export async function attempt(
@@ -40,7 +38,6 @@ export async function attempt(
   if (sent.ok && sent.refusalEnded) await refusalEnded();
   const known = hearsKnownFailure(who, sent) ? await relay.provider.knownFailure() : null;
   const next = afterAttempt(held, sent, Date.now(), rules, known);
-  // A visitor's first try is told as its post's answer; the engine logs what it keeps.
   if (who === "visitor") return { sent, next };
   if (!next) {
     if (message.attempts > 0)

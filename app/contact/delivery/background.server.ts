@@ -1,5 +1,4 @@
-// The background: what is due sent in its slot, fairly across networks; a store that refuses writes probed
-// until it takes them again; retention and the owner's alerts looked at every 30 s.
+// The background: what is due sent in its slot, a refusing store probed, retention and alerts every 30 s.
 import type { AppConfig } from "~/config.server";
 import { tellOwner, type Notify } from "../alerts/notify.server";
 import { purged, type ContactLogger } from "../events.server";
@@ -9,7 +8,6 @@ import { StoreError, type Store } from "../store/store.server";
 import type { Relay } from "./relay.server";
 
 const TICK_MS = 30_000;
-/** The longest the loop sleeps: what the owner's CLI changed in the store is seen within it. */
 const LOOK_MS = 1_000;
 
 type BackgroundParts = {
@@ -18,14 +16,12 @@ type BackgroundParts = {
   relay: Relay | null;
   notify: Notify;
   log: ContactLogger;
-  /** One try of a message this process holds, and its next state stored (null: sent). */
   tryHeld(message: Message, who: Sender, stopping: () => boolean): Promise<Message | null>;
 };
 
 export function createBackground({ config, db, relay, notify, log, tryHeld }: BackgroundParts) {
   let wake = () => {};
 
-  /** Stops at the first wait that holds the rest too; nothing is sent while the store refuses writes. */
   async function sendDue(stopping: () => boolean) {
     if (db.health().state !== "ok" && !(await db.probe())) return;
     if (!relay) return;

@@ -26,7 +26,6 @@ export function buildSendBody(credentials: Credentials, params: TemplateParams):
     service_id: credentials.serviceId,
     template_id: credentials.templateId,
     template_params: params,
-    // Strict mode: EmailJS then requires the private key on every API call.
     ...(credentials.privateKey ? { accessToken: credentials.privateKey } : {}),
   };
 }
@@ -36,11 +35,10 @@ export type RetryOptions = {
   initialBackoffMs: number;
   maxRetryAfterMs: number;
   maxAttempts: number;
-  /** Counted from when the first request leaves, not from a wait for a slot (decision 050). */
   deadlineMs: number;
 };
 
-// A visitor is waiting on the form: 2 s for a slot, then 10 s at most, under the server's 15 s drain bound (decisions 006, 050).
+// A visitor waits on the form: 2 s for a slot, then 10 s at most, under the 15 s drain bound (decisions 006, 050).
 export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   attemptTimeoutMs: 3_000,
   initialBackoffMs: 1_000,
@@ -72,7 +70,6 @@ type Attempt =
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
 
 function neverSent(cause: unknown): boolean {
-  // With several addresses for one host, Node reports each failed connect in an AggregateError.
   if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every(neverSent);
   const code = (cause as { code?: unknown } | null)?.code;
   return typeof code === "string" && NOT_SENT_CODES.has(code);
@@ -110,7 +107,6 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
       headers: { "Content-Type": "application/json" },
       body: payload,
       signal: AbortSignal.timeout(timeoutMs),
-      // A redirect is an answer: this address did not take the message (never followed).
       redirect: "manual",
     });
     return {
@@ -122,7 +118,7 @@ async function attempt(url: string, payload: string, timeoutMs: number): Promise
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
       return { error: "timeout" };
     }
-    // A TypeError with the cause; anything but a failed connect may have been delivered (decision 006).
+    // Anything but a failed connect may have been delivered (decision 006).
     if (error instanceof TypeError) return { error: neverSent(error.cause) ? "unreachable" : "dropped" };
     throw error;
   }
@@ -138,11 +134,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/**
- * `slot(maxWaitMs)` waits for the provider's pace, at most `maxWaitMs` (Infinity for the first attempt).
- * The deadline and each attempt's time count from when a request leaves, never from a wait for a slot;
- * a retry leaves only while its whole attempt time fits before the deadline (decision 050).
- */
 export async function sendEmail(
   apiUrl: string,
   body: EmailJsSendBody,

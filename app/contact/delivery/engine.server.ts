@@ -1,5 +1,4 @@
-// The engine: a visitor's post kept and claimed in the store before it is sent, the owner's commands on what is
-// kept, and the background that sends the rest; it stores and schedules, the rulebook decides.
+// The engine: a post kept and claimed in the store before it is sent; it stores and schedules, the rulebook decides.
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -9,7 +8,6 @@ import { createBackground } from "./background.server";
 import { EMAILJS_LIB_VERSION } from "./emailjs.server";
 import { purged, type ContactLogger } from "../events.server";
 import type { Notify } from "../alerts/notify.server";
-import type { Admitted, Quotas } from "./port.server";
 import { messageId, NOT_KEPT, type Message, type Sender, type TemplateParams } from "../rules/message.server";
 import {
   afterRefusal,
@@ -21,10 +19,11 @@ import {
   seen,
   suspected,
   taken,
+  takesClientPlace,
   visitorAnswer,
 } from "../rules/rulebook.server";
 import { ownerCommands } from "./owner-commands.server";
-import type { Delivery, Engine, Sent } from "./port.server";
+import type { Admitted, Delivery, Engine, Quotas, Sent } from "./port.server";
 import type { Relay } from "./relay.server";
 import { StoreError, type Store } from "../store/store.server";
 
@@ -37,12 +36,10 @@ export type EngineOptions = {
   log: ContactLogger;
 };
 
-/** Without EmailJS ids: each message written to OUTBOX_DIR as a file, never mailed. */
 async function writeToOutbox(dir: string, params: TemplateParams) {
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.json`);
   const entry = { lib_version: EMAILJS_LIB_VERSION, template_params: params };
-  // Visitors' addresses are personal data: owner-only permissions.
   await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, flag: "wx" });
 }
 
@@ -56,12 +53,10 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     refusalEnded: async () => accountWaitersFollow(),
   };
 
-  /** Takes a place for it (a client's and the store's; spam pushes out its oldest), then stores it. */
   async function keep(message: Message, sender: Admitted | null): Promise<boolean> {
     const spam = message.for === "suspected_spam";
     let first = true;
-    // A message that waits only for its slot leaves within seconds: it spends none of its client's places.
-    if (sender && message.for !== "pace") {
+    if (sender && takesClientPlace(message)) {
       const allowance = await quotas.keep(sender, spam);
       if (!allowance) {
         log({ outcome: "not_kept", for: message.for, why: "client_full" });
@@ -70,7 +65,6 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
       first = allowance.first;
     }
     try {
-      // Taken in one statement, so posts at once never keep more than the limit.
       const limit = placeLimit(first, spam);
       let placed = await db.place(message, limit);
       const oldest =
@@ -98,8 +92,8 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     return true;
   }
 
-  /** Not one another process is sending: rewriting it would free it to be sent a second time. */
   async function accountWaitersFollow() {
+    // Only unclaimed ones: rewriting one another process sends would free it to be sent a second time.
     const now = Date.now();
     for (const kept of await db.unclaimed(now)) {
       const message = seen(kept, now);
@@ -109,7 +103,6 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     background.wake();
   }
 
-  /** One try of a message this process holds, and its next state stored (or it forgotten, once sent). */
   async function tryHeld(message: Message, who: Sender, stopping?: () => boolean): Promise<Message | null> {
     if (!parts) throw new Error("the relay needs the EmailJS ids");
     const { next } = await attempt(message, who, parts, stopping);
@@ -117,7 +110,6 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     return next;
   }
 
-  /** Its next state stored, or it forgotten once sent: a removal that fails is tried again, never sent again. */
   const settle = async (taken: Message, next: Message | null) => (next ? db.put(next) : db.forget(taken.id));
 
   const background = createBackground({ config, db, relay, notify, log, tryHeld });
@@ -142,24 +134,18 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
       if (!parts) throw new Error("relay mode needs the relay");
       const now = Date.now();
       const message = received(params, sender.network, now);
-      // The same message posted again while this process sends it: that post's answer is this one's too.
+      // Taken as this post's before the store is asked: an identical post meanwhile shares its answer.
       const sending = inFlight.get(message.id);
       if (sending) {
         log({ outcome: "already_kept", for: "pace" });
         return sending;
       }
-      // Taken as this post's before the store is asked: an identical post meanwhile shares its answer.
       const outcome = keepAndSend(message, now, sender, parts);
       inFlight.set(message.id, outcome);
       return outcome.finally(() => inFlight.delete(message.id));
     },
   };
 
-  /**
-   * Stored and held by this post while it is sent: an identical post after it is answered from its state and
-   * never sends it a second time; a process that dies mid-send leaves it uncertain. A store that refuses it
-   * sends nothing: the visitor keeps the text and is told to write otherwise.
-   */
   async function keepAndSend(message: Message, now: number, sender: Admitted, tried: AttemptParts) {
     let kept: Message | null = null;
     try {
@@ -178,7 +164,6 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     return sent;
   }
 
-  /** The visitor's first try: sent, or kept in its next state (a place spent) and told so. */
   async function sendOnce(message: Message, sender: Admitted, tried: AttemptParts): Promise<Sent> {
     log({ outcome: "accepted", transport: "relay" });
     let next: Message | null;

@@ -1,23 +1,19 @@
-// The owner's commands on kept messages, the same on either engine (CLI and page): each sends at once from the
-// process that runs it, even while the account is refused; the engine only lends its store as a Keeper.
+// The owner's commands on kept messages (CLI and page), sent at once even while the account is refused.
 import { failureOf, keptView, waitingOn, type Message, type TemplateParams } from "../rules/message.server";
 import type { OwnerPort, SendNow } from "./port.server";
 import { attempt, type AttemptParts } from "./attempt.server";
 import { providerWords } from "../rules/words.server";
 import { fairOrder } from "../rules/rulebook.server";
 
-/** What an engine lends the owner's commands: its kept messages, and a way to take one and file it back. */
 export type Keeper = Pick<OwnerPort, "where" | "health" | "close"> & {
   list(): Promise<Message[]>;
   get(id: string): Promise<Message | null>;
   remove(id: string): Promise<boolean>;
-  /** Out of the background's reach, to be sent now: null when it is gone, "busy" when another process sends it. */
+  /** Out of the background's reach: null when it is gone, "busy" when another process sends it. */
   take(id: string): Promise<Message | null | "busy">;
-  /** Files a taken message in its next state, or forgets it once sent (null). */
   settle(taken: Message, next: Message | null): Promise<void>;
 };
 
-/** `parts` null: no EmailJS ids, so nothing can be sent (the CLI says so before it asks). */
 export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): OwnerPort {
   const sending = () => {
     if (!parts) throw new Error("sending needs the EmailJS ids");
@@ -28,7 +24,6 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
     if (!found || (found.state === "held") !== held) return null;
     const taken = await keeper.take(id);
     if (taken === null) return null;
-    // Another process sends it right now, or its sender died: told as it stands, with when it is taken next.
     if (taken === "busy") return { sent: false, kept: keptView(found), busy: true };
     const now = Date.now();
     const ready: Message =
@@ -53,7 +48,6 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
     release: (id) => sendNow(id, true),
     sendNow: (id) => sendNow(id, false),
     async resend(each) {
-      // Each as it is now: one another process sent meanwhile is passed over; one it holds is told as it stands.
       for (const message of fairOrder((await keeper.list()).filter((m) => m.state !== "held"))) {
         const sent = await sendNow(message.id, false);
         if (sent) each(keptView(message), sent);
@@ -64,13 +58,11 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
   };
 }
 
-/** The owner's test mail, sent once and at once: sent, or why not (nothing of it is kept or sent later). */
 async function testMail(params: TemplateParams, parts: AttemptParts): Promise<SendNow> {
   const sent = await parts.relay.send(params, { who: "owner" });
   if (sent.ok && sent.refusalEnded) await parts.refusalEnded();
   if (sent.ok) return { sent: true };
   const now = new Date().toISOString();
-  // What it waits for is said by its state; the provider's words only when the provider answered.
   const providerText = sent.waiting ? null : providerWords(sent.text);
   const waitingFor = sent.waiting ?? waitingOn(failureOf(sent).reason, false).for;
   return {

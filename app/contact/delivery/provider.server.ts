@@ -20,7 +20,6 @@ type ProviderState = (
     }
 ) & {
   asked?: AskedPause;
-  /** The provider's last failure, until a send goes through: while set, it is known to be failing. */
   failing?: NonNullable<KnownFailure>;
 };
 
@@ -31,20 +30,15 @@ const REFUSED = "refusals";
 export type Provider = {
   read(): Promise<ProviderState>;
   refusing(status: number, text: string, hint: string): Promise<boolean>;
-  /** A send went through: true when that ends the account's refusal (the owner is told). */
   back(): Promise<boolean>;
-  /** The provider failed a send: it is known to be failing until one goes through. */
   failed(failure: NonNullable<KnownFailure>): Promise<void>;
   knownFailure(): Promise<KnownFailure>;
-  /** A probe, at most one per interval for every instance, never the same message twice in a row while another waits. */
+  /** At most one per interval for every instance, never the same message twice in a row while another waits. */
   probeDue(probeSeconds: number, id?: string): Promise<boolean>;
-  /** One message refused for itself: null, or the account's refusal when the rulebook finds it confirmed. */
   refusedOne(status: number, text: string, id: string): Promise<string | null>;
-  /** Records a pause asked past the cap; true when it starts an episode (none in force before), to tell the owner. */
   asked(pauseMs: number): Promise<boolean>;
 };
 
-/** The pause asked for, while it is in force: until its time passes or a message goes through. */
 export function askedPause(state: ProviderState, now = Date.now()): AskedPause | null {
   const { asked } = state;
   return asked && Date.parse(asked.at) + asked.ms > now ? asked : null;
@@ -93,7 +87,6 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
         if (was.state !== "refusing") return { next: null, result: false };
         const at = now();
         const since = at.getTime() - Date.parse(was.lastProbe);
-        // The same message again only once a second interval has passed without another to try.
         const interval = (id !== undefined && id === was.lastProbeId ? 2 : 1) * probeSeconds * 1_000;
         const due = was.settings !== settings || since >= interval;
         return due

@@ -1,7 +1,6 @@
-// One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047);
-// what it answers is the rulebook's RelayOutcome, and what follows is the rulebook's to decide.
+// One message to the provider within its limits: the budget, the pace, the account's state (decisions 045-047).
 import type { AppConfig } from "~/config.server";
-import type { SharedState } from "../store/store.server";
+import { sleep, type SharedState } from "../store/store.server";
 import type { OwnerAlert } from "../alerts/alerts.server";
 import { createBudget, type Budget } from "./budget.server";
 import { buildSendBody, RETRIES_WITHIN_A_REQUEST, sendEmail, type RetryOptions } from "./emailjs.server";
@@ -15,7 +14,7 @@ import {
   type TemplateParams,
 } from "../rules/message.server";
 import { accountRefusal } from "../rules/refusals.server";
-import { paceIntervalMs, RETRY_AFTER_CAP_MS, slotWaitMs } from "../rules/rulebook.server";
+import { goesWhileRefused, paceIntervalMs, RETRY_AFTER_CAP_MS, slotWaitMs } from "../rules/rulebook.server";
 import { providerWords } from "../rules/words.server";
 
 export type Relay = {
@@ -31,31 +30,23 @@ const DEFAULT_PAUSE_MS = 5_000;
 
 /** The provider's pace: a shared record in the store, for every process on it (decisions 046, 053). */
 export type Pacing = {
-  /** Waits at most `maxWaitMs` for a free slot (false: none came); visitors go before the background. */
   slot(who: "visitor" | "background", maxWaitMs: number, stopping?: () => boolean): Promise<boolean>;
-  /**
-   * A request taken in its slot was answered at `at`: the next slot is a whole interval after that. The request
-   * reached the provider before its answer, however long it took from the slot to get there.
-   */
+  /** The next slot is a whole interval after the answer: the request arrived before it, however slow to leave. */
   answered(at: number): Promise<void>;
   pause(ms: number): Promise<void>;
 };
 
-/** A visitor looks again this often; the background comes this much after a slot frees, so visitors go first. */
+// The background comes this much after a slot frees, so visitors go first.
 const VISITOR_POLL_MS = 25;
 const BACKGROUND_GRACE_MS = 60;
 const BACKGROUND_POLL_MS = 250;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The pace as a shared record: the server and the owner's CLI take their slots from the same one. */
 function sharedPacing(maxPerSecond: number, state: SharedState): Pacing {
   const intervalMs = paceIntervalMs(maxPerSecond);
   const graceMs = Math.min(BACKGROUND_GRACE_MS, Math.ceil(intervalMs / 4));
   type Pace = { freeAt: number };
   const PACE = "pace";
 
-  /** 0 when the slot is taken, else how long until it frees; a record that cannot be read or written throws. */
   const tryTake = () =>
     state.change<Pace, number>(PACE, { freeAt: 0 }, ({ freeAt }) => {
       const now = Date.now();
@@ -112,13 +103,11 @@ export function createRelay(
     log: ContactLogger;
     notify: (alert: OwnerAlert) => void;
     retry?: RetryOptions;
-    /** How many messages still wait to be sent, for the "provider back" alert. */
     waiting: () => Promise<number>;
   },
 ): Relay {
   const mail = config.mail;
-  // The provider's state after an answer is a note: one that cannot be written never resends a message. The
-  // budget and the pace fail closed: a store error before a send means no send.
+  // The provider's state after an answer is a note, never a reason to resend; the budget and the pace fail closed.
   const orElse = async <T>(work: Promise<T>, fallback: T): Promise<T> => {
     try {
       return await work;
@@ -132,8 +121,8 @@ export function createRelay(
     provider,
     async send(params, { who, counted = false, stopping }) {
       if (mail.mode !== "relay") throw new Error("the relay needs the EmailJS ids");
-      if (who === "visitor" || who === "redelivery") {
-        if ((await provider.read()).state === "refusing") return { ok: false, waiting: "account" };
+      if (!goesWhileRefused(who) && (await provider.read()).state === "refusing") {
+        return { ok: false, waiting: "account" };
       }
       let taken = false;
       if (!counted) {
@@ -162,9 +151,6 @@ export function createRelay(
         return free;
       };
       const result = await sendEmail(mail.apiUrl, buildSendBody(mail, params), retry, slot);
-      // Counted from the answer, not from the slot: a request slow to leave (a far database, a busy process, a
-      // new connection) arrived less than an interval before the next instance's. Not waited for: this
-      // process's next slot comes after it, and another's sees it within a few statements.
       if (inSlot) void orElse(pacing.answered(Date.now()), undefined);
       if (result.ok || result.failure !== "paced") {
         log({
@@ -205,7 +191,6 @@ export function createRelay(
           }
         }
       }
-      // The account's refusal: a documented answer, or the same refusal of a second, different message.
       const hint =
         result.failure === "rejected" && result.status !== 429
           ? (accountRefusal(result.status, result.text) ??

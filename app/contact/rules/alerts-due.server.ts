@@ -13,7 +13,6 @@ type DueAlert =
   | { kind: "messages_waiting"; count: number; oldestHours: number }
   | { kind: "spam_digest"; count: number; day: string };
 
-/** The alerts that follow from what is kept, each told once per change: messages failing too long, the spam digest. */
 export function alertsDue(
   ledger: AlertLedger,
   messages: Pick<Message, "state" | "for" | "since">[],

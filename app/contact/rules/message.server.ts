@@ -10,10 +10,8 @@ export type TemplateParams = {
   to_name: string;
 };
 
-/** `paced`: no slot at the provider's rate came in time, so nothing was sent. */
 export type SendFailureKind = "rejected" | "server_error" | "unreachable" | "dropped" | "timeout" | "paced";
 
-/** What a waiting message waits for; each is sent again by itself when it frees. */
 export const WAITING_FOR = [
   "provider", // the provider failed; tried again with a backoff, given up after CONTACT_REDELIVER_FOR_HOURS of tries
   "uncertain", // as "provider", but an attempt may have arrived: tried again later
@@ -25,7 +23,6 @@ export const WAITING_FOR = [
 ] as const;
 export type WaitingFor = (typeof WAITING_FOR)[number];
 
-/** Why a message waits for the owner; it is never sent unless released. */
 export const HELD_FOR = ["suspected_spam", "refused_by_provider"] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 
@@ -34,11 +31,9 @@ export type KeptState =
   | { state: "held"; for: HeldFor }
   | { state: "given_up"; for: WaitingFor };
 
-/** A kept message as the owner's commands show it (times as ISO strings). */
 export type Kept = KeptState & {
   id: string;
   params: TemplateParams;
-  /** When it was received, and when it entered its state (the retention clock of held and given-up ones). */
   receivedAt: string;
   since: string;
   attempts: number;
@@ -49,11 +44,9 @@ export type Kept = KeptState & {
   signals?: string[];
 };
 
-/** A kept message as an engine stores it (times in ms): the one record the rules read and return. */
 export type Message = KeptState & {
   id: string;
   params: TemplateParams;
-  /** The sender's network: its daily share, and a fair turn when a backlog drains. */
   network: string;
   receivedAt: number;
   since: number;
@@ -62,20 +55,15 @@ export type Message = KeptState & {
   uncertain: boolean;
   /** A unit of the send budget was spent on it: sending it again spends none (decision 045). */
   counted: boolean;
-  /** A unit of its network's daily share was spent on it, before its first try: never a second. */
   shared: boolean;
-  /** Waiting on the provider or the account: what its visitor was told, and a re-post is told again. */
   failure?: ContactFailureReason;
   providerText?: string;
   signals?: string[];
 };
 
-/** Who sends: a visitor waits briefly for a slot; the rest wait their turn; a probe or the owner go while refusing. */
 export type Sender = "visitor" | "redelivery" | "probe" | "owner";
 
-/** What the relay says of one send: sent, not sent because of what it waits for, or the provider's failure. */
 export type RelayOutcome =
-  /** `refusalEnded`: this send ended the account's refusal. */
   | { ok: true; status: number; attempts: number; refusalEnded?: boolean }
   | { ok: false; waiting: RelayWait; until?: number }
   | {
@@ -88,13 +76,11 @@ export type RelayOutcome =
       counted: boolean;
       /** The account's refusal, with what the owner should do; null for this message's own or a passing fault. */
       hint: string | null;
-      /** A 4xx about this message alone: held for the owner with the provider's words, the rest go on. */
       refusedForItself: boolean;
       attempts: number;
     };
 type RelayWait = Extract<WaitingFor, "day_limit" | "month_limit" | "pace" | "account">;
 
-/** What a visitor is told: sent (or waiting only for what frees by itself), or how it failed. */
 export type Sent =
   { ok: true; waiting?: WaitingFor } | { ok: false; status: number; reason: ContactFailureReason };
 
@@ -104,7 +90,6 @@ export function messageId(params: TemplateParams): string {
   return createHash("sha256").update(key).digest("hex").slice(0, 32);
 }
 
-/** What a visitor is told when the provider failed, by how it failed (the spec's texts follow from the reason). */
 export const FAILURE = {
   rejected: { status: 502, reason: "upstream_rejected" },
   server_error: { status: 502, reason: "upstream_error" },
@@ -115,7 +100,6 @@ export const FAILURE = {
 
 export const REFUSING = { status: 503, reason: "provider_refusing" } as const;
 export const REFUSED_FOR_ITSELF = { status: 502, reason: "refused_by_provider" } as const;
-/** Not sent, and no place to keep it: the visitor keeps the text and is told to write by other means. */
 export const NOT_KEPT = { ok: false, status: 503, reason: "not_kept" } as const;
 
 export function failureOf(
@@ -124,7 +108,6 @@ export function failureOf(
   return outcome.waiting || outcome.hint ? REFUSING : FAILURE[outcome.failure];
 }
 
-/** A failed send in the states' words: the account's refusal, or the provider's failure (it may have arrived). */
 export function waitingOn(reason: ContactFailureReason, uncertain: boolean) {
   const waitingFor: WaitingFor =
     reason === REFUSING.reason ? "account" : uncertain ? "uncertain" : "provider";

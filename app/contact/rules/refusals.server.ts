@@ -1,6 +1,5 @@
 // The rulebook's refusals: which answers of the provider refuse the account, and which this message alone.
 
-/** A refusal only the owner can fix, with what to do; null for a refusal of one message or a passing fault. */
 export function accountRefusal(status: number, text: string): string | null {
   if (status === 403 && /non-browser/i.test(text)) {
     return "enable API for non-browser applications in EmailJS, Account → Security";

@@ -22,7 +22,6 @@ export type Rules = Pick<
   "redelivery" | "providerProbeSeconds" | "keepDays" | "waitingAlertMinutes"
 >;
 
-/** What a visitor who posts a kept message again is told, from its state: it is never sent a second time. */
 export function answerOf(kept: KeptState, failure?: ContactFailureReason): Sent {
   if (kept.for === "refused_by_provider") return { ok: false, ...REFUSED_FOR_ITSELF };
   if (kept.for === "account") return { ok: false, ...REFUSING };
@@ -35,7 +34,6 @@ export function answerOf(kept: KeptState, failure?: ContactFailureReason): Sent 
   return kept.state === "waiting" ? { ok: true, waiting: kept.for } : { ok: true };
 }
 
-/** The wait before the next try after `attempts` failed ones: doubling up to the maximum, first longer when uncertain. */
 function redeliveryBackoffSeconds(
   attempts: number,
   uncertain: boolean,
@@ -45,7 +43,6 @@ function redeliveryBackoffSeconds(
   return Math.min(Math.max(first, settings.maxSeconds), first * 2 ** attempts);
 }
 
-/** How many failed sends the backoff fits in CONTACT_REDELIVER_FOR_HOURS: the give-up rule counts tries. */
 export function attemptsWithin(settings: Rules["redelivery"]): number {
   let total = 0;
   let attempts = 1;
@@ -84,12 +81,10 @@ export const suspected = (
   signals,
 });
 
-/** The provider's failure seen last (`at`), while no send has gone through since: it is known to be failing. */
 export type KnownFailure = { reason: ContactFailureReason; at?: number } | null;
 /** A failure older than this is no longer known: a visitor's new message is tried, and a blip ends at once. */
 export const KNOWN_FAILURE_MS = 10_000;
 
-/** The message's next state after one answer (null: sent); behind its slot while the provider is known to fail, it waits for the provider. */
 export function afterAttempt(
   message: Message,
   sent: RelayOutcome,
@@ -169,17 +164,14 @@ export const waitForShare = (message: Message, now: number, retryMs: number): Me
 /** Its network's daily share is spent once, before its first try; the owner's sends are within no visitor's. */
 export const spendsShare = (message: Message, who: Sender) => !message.shared && who !== "owner";
 
-/** Only a visitor's post behind its slot hears a failure the provider is known to have. */
 export const hearsKnownFailure = (who: Sender, sent: RelayOutcome) =>
   who === "visitor" && !sent.ok && sent.waiting === "pace";
 
-/** While the account is refused, only the probe and the owner's sends go to the provider. */
 export const goesWhileRefused = (who: Sender) => who === "probe" || who === "owner";
 
 /** A message that waits only for its slot leaves within seconds: it takes none of its client's places. */
 export const takesClientPlace = (message: Message) => message.for !== "pace";
 
-/** The account's refusal ended: what waited for it waits only for its slot now, and leaves at the pace. */
 export const afterRefusal = (message: Message, now: number): Message =>
   message.state === "waiting" && message.for === "account"
     ? { ...message, for: "pace", since: now, nextAttempt: now }
@@ -188,28 +180,23 @@ export const afterRefusal = (message: Message, now: number): Message =>
 export const visitorAnswer = (message: Message | null): Sent =>
   message ? answerOf(message, message.failure) : { ok: true };
 
-/** Waits by itself and is due: what the background sends now. A probe goes while the account is refused. */
 export const isDue = (message: Message, now: number) =>
   message.state === "waiting" && message.nextAttempt !== null && message.nextAttempt <= now;
 
 /** The longest a Retry-After holds sending; a longer ask is told to the owner (decision 050). */
 export const RETRY_AFTER_CAP_MS = 60_000;
 
-/** How long a send holds a message before another process may take it (then it may have arrived). */
 export const CLAIM_MS = 60_000;
 
-/** A visitor whose slot is this near hears what EmailJS says; the owner waits at a prompt; the background within its claim. */
 export const slotWaitMs = (who: Sender): number =>
   ({ visitor: 2_000, owner: 10_000, redelivery: CLAIM_MS / 2, probe: CLAIM_MS / 2 })[who];
 
 /** The time between two requests at `maxPerSecond`, with a margin for the provider's own clock (decision 046). */
 export const paceIntervalMs = (maxPerSecond: number) => Math.ceil((1_000 / maxPerSecond) * 1.05);
 
-/** A message left waiting for the pace or the budget: the rest of a backlog waits behind it too. */
 export const holdsTheRest = (next: Message | null) =>
   next?.state === "waiting" && ["pace", "day_limit", "month_limit"].includes(next.for);
 
-/** Taken after its previous sender's claim ran out: that send may have arrived. */
 export const taken = ({ message, orphaned }: { message: Message; orphaned: boolean }): Message =>
   orphaned ? { ...message, uncertain: true } : message;
 
@@ -245,16 +232,13 @@ export const KEPT_LIMIT = 1_000;
 /** Kept for clients that have left nothing, so a flood cannot close the places (decision 024). */
 export const RESERVED_FOR_NEW_CLIENTS = 200;
 
-/** How many others of its kind may be kept beside a message that takes a place. */
 export const placeLimit = (first: boolean, spam: boolean) =>
   first || spam ? KEPT_LIMIT : KEPT_LIMIT - RESERVED_FOR_NEW_CLIENTS;
 
-/** A place for one more kept message: suspected spam pushes out its oldest; the rest are refused when full. */
 export function placeFor(kept: number, first: boolean, spam: boolean): "ok" | "evict_oldest" | "full" {
   if (kept < placeLimit(first, spam)) return "ok";
   return spam ? "evict_oldest" : "full";
 }
 
-/** Only what waits for the owner expires, counted from when it began to. */
 export const expired = (message: Pick<Message, "state" | "since">, now: number, rules: Rules) =>
   message.state !== "waiting" && now - message.since > rules.keepDays * 86_400_000;

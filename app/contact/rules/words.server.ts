@@ -11,7 +11,6 @@ const SPANS: [number, string][] = [
   [60_000, "minute"],
 ];
 
-/** "1 message", "3 messages". */
 export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** A length of time in the largest unit it holds at least twice, e.g. "60 seconds", "24 hours", "73 years". */
@@ -20,22 +19,18 @@ export function span(ms: number): string {
   return count(Math.floor(ms / unit), name);
 }
 
-/** To the second, as a Retry-After date is. */
 const dateOf = (ms: number) => {
   const date = new Date(Math.round(ms / 1_000) * 1_000);
   return Number.isNaN(date.getTime()) ? "beyond any date" : date.toISOString().replace(".000Z", "Z");
 };
 
-/** What EmailJS asked and when sending goes on, for the alert, `outbox status` and `outbox test` (decision 050). */
 export function askedPauseWords({ at, ms }: AskedPause): string {
   const start = Date.parse(at);
   return `EmailJS asked at ${dateOf(start)} to wait ${span(ms)} (until ${dateOf(start + ms)}); sending is held until ${dateOf(start + RETRY_AFTER_CAP_MS)}, ${span(RETRY_AFTER_CAP_MS)} at most, then tried again`;
 }
 
-/** Anything like a mail address or a mention: a word with an @. */
 export const ADDRESS_LIKE = /[^\s@]*@[^\s@]*/g;
 
-/** The provider's words as one bounded line, anything like an address taken out. */
 export function providerWords(text: string): string {
   const line = text
     .replace(ADDRESS_LIKE, "[address]")

@@ -1,41 +1,37 @@
-// The store on a PostgreSQL database (DATABASE_URL), shared by every replica and the owner's CLI: runs the
-// port's statements through pg's Pool, migrates under an advisory lock, waits for a database not up yet.
+// The store on a PostgreSQL database (DATABASE_URL), shared by every replica and the owner's CLI (decision 063).
 import pg from "pg";
 import { MIGRATIONS } from "./statements.server";
-import { createStore, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
+import {
+  createStore,
+  patiently,
+  sleep,
+  StoreError,
+  type Sql,
+  type Store,
+  type StoreEvent,
+} from "./store.server";
 
-/** How long opening a connection may take; then the statement fails (running) or is tried again (at start). */
 const CONNECT_TIMEOUT_MS = 5_000;
-/** How long a statement waits for another session's lock: as long as the SQLite file waits. */
 const LOCK_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 10_000;
-/** A session left inside a transaction is ended by the server, so its locks go with it. */
 const IDLE_IN_TRANSACTION_MS = 10_000;
-/** How long close() waits for the connections in use to come back. */
 const END_WAIT_MS = 5_000;
-/** At start, a database that cannot be reached is tried again after pauses doubling up to this. */
 const RETRY_MAX_MS = 5_000;
-/** One key for every instance: whoever holds it migrates, the others wait their turn. */
 const MIGRATION_LOCK = 6_300_063;
 
-/** SQLSTATEs of statements that met another at once: run again, within the lock bound. */
 const SERIALIZATION_FAILURE = "40001";
 const DEADLOCK = "40P01";
 const LOCK_NOT_AVAILABLE = "55P03";
 const sqlState = (error: unknown) => (error as { code?: unknown }).code;
+const conflict = (error: unknown) => [SERIALIZATION_FAILURE, DEADLOCK].includes(sqlState(error) as string);
 /** Unreachable, starting up, shutting down, out of connections, another instance migrating: waited for at start. */
 const transient = (error: unknown) => {
   const code = sqlState(error);
-  // A system error: refused, not resolved (yet), reset, unreachable.
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return true;
   if (typeof code === "string")
     return /^(08|53|57)/.test(code) || [SERIALIZATION_FAILURE, DEADLOCK, LOCK_NOT_AVAILABLE].includes(code);
-  // pg's own: a connection that timed out or ended; anything else (a login it cannot make) is no wait.
   return /timeout|terminated/i.test((error as Error).message);
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The database in the owner's words, without user or password. */
 function whereIs(url: string): string {
   let parsed: URL;
   try {
@@ -49,10 +45,6 @@ function whereIs(url: string): string {
   return `the PostgreSQL database ${name} at ${parsed.hostname || "localhost"}:${parsed.port || 5432}`;
 }
 
-/**
- * Each step once, in a transaction of its own, numbered in schema_migrations; under an advisory lock, so
- * instances starting at once take turns. A database with a newer schema is refused.
- */
 async function migrate(pool: pg.Pool) {
   const client = await pool.connect();
   try {
@@ -87,11 +79,7 @@ async function migrate(pool: pg.Pool) {
   }
 }
 
-/**
- * The store in the database at `url`. One that cannot be reached yet is waited for, said once (with `wait`
- * false, the owner's CLI, it is a StoreError); a bad URL,
- * a refused login, a missing database or a newer schema throws a StoreError in one line, without the password.
- */
+/** A database not reached yet is waited for (with `wait` false, the owner's CLI, it is a StoreError). */
 export async function openPostgresStore(
   url: string,
   log: (event: StoreEvent) => void,
@@ -131,25 +119,18 @@ export async function openPostgresStore(
     }
   }
 
-  /** Statements that met another at once are run again, in short pauses, up to the lock bound. */
-  const patiently = async <T>(work: () => Promise<T>): Promise<T> => {
-    const until = Date.now() + LOCK_TIMEOUT_MS;
-    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        const result = await work();
+  const query = (statement: string, params: unknown[]) =>
+    patiently(
+      async () => {
+        const result = await pool.query(statement, params);
         lost = false;
         return result;
-      } catch (error) {
-        const code = sqlState(error);
-        const again = code === SERIALIZATION_FAILURE || code === DEADLOCK;
-        if (!again || Date.now() + pause > until) throw error;
-        await sleep(pause * (0.5 + Math.random()));
-      }
-    }
-  };
+      },
+      { again: conflict, boundMs: LOCK_TIMEOUT_MS, jitter: true },
+    );
   const sql: Sql = {
-    run: (statement, params) => patiently(async () => (await pool.query(statement, params)).rowCount ?? 0),
-    all: (statement, params) => patiently(async () => (await pool.query(statement, params)).rows),
+    run: async (statement, params) => (await query(statement, params)).rowCount ?? 0,
+    all: async (statement, params) => (await query(statement, params)).rows,
     recover() {
       // Every statement takes a connection from the pool, made anew when the last one was lost.
     },

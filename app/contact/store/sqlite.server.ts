@@ -1,21 +1,17 @@
-// The store on one SQLite file in OUTBOX_DIR (node:sqlite, WAL), shared by the server and the owner's CLI:
-// runs the port's statements, waits out another process's lock asynchronously, checkpoints when idle.
+// The store on one SQLite file in OUTBOX_DIR (node:sqlite, WAL), shared by the server and the owner's CLI.
 import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { MIGRATIONS } from "./statements.server";
-import { createStore, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
+import { createStore, patiently, StoreError, type Sql, type Store, type StoreEvent } from "./store.server";
 
 export const DATABASE_FILE = "outbox.sqlite";
 /** Loaded when a store opens, not when this module does: an older Node then says which it needs (server/node-version.ts). */
 const sqlite = () => process.getBuiltinModule("node:sqlite");
 
-/** How long a statement waits for another process's write lock, in short asynchronous pauses. */
 const LOCK_WAIT_MS = 5_000;
-/** How long opening (the switch to WAL, a migration) may wait for another process opening the same file. */
 const OPEN_WAIT_MS = 5_000;
-/** The log is folded into the main file this long after the last write. */
 const CHECKPOINT_AFTER_MS = 1_000;
 
 const SQLITE_BUSY = 5;
@@ -25,9 +21,7 @@ const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
 const code = (error: unknown) => ((error as { errcode?: number }).errcode ?? 0) & 0xff;
 const busy = (error: unknown) => code(error) === SQLITE_BUSY || code(error) === SQLITE_LOCKED;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** WAL mode, with the writes made durable at each checkpoint; tried again while another process opens it too. */
 export function walMode(db: Pick<DatabaseSync, "exec">, boundMs = OPEN_WAIT_MS) {
   const until = Date.now() + boundMs;
   for (;;) {
@@ -40,16 +34,12 @@ export function walMode(db: Pick<DatabaseSync, "exec">, boundMs = OPEN_WAIT_MS) 
     }
   }
 }
-/** A word nobody wakes: Atomics.wait on it is a plain pause of the opening thread. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 const schemaOf = (db: DatabaseSync) =>
   (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
 
-/**
- * Each step once, under the write lock, numbered in the file's user_version; a newer file is refused. A file
- * that is current is only read, so one that may not be written opens (and refuses writes).
- */
+// A current file is only read, so one that may not be written still opens (and refuses writes).
 function migrate(db: DatabaseSync) {
   const newer = (version: number) =>
     new Error(`it was written by a newer version (schema ${version}; this one knows ${MIGRATIONS.length})`);
@@ -68,7 +58,6 @@ function migrate(db: DatabaseSync) {
   }
 }
 
-/** Why a file cannot be used, in the owner's words: who may not read or write what. */
 function whyNot(file: string, error: unknown): string {
   const user = userInfo().username;
   if (code(error) === SQLITE_NOTADB) return "it is not an SQLite database";
@@ -92,7 +81,6 @@ function whyNot(file: string, error: unknown): string {
   return (error as Error).message;
 }
 
-/** A new file is made owner-only before SQLite opens it; one another process made meanwhile is taken as it is. */
 function createOnce(file: string) {
   try {
     closeSync(openSync(file, "wx", 0o600));
@@ -114,10 +102,6 @@ function connect(file: string): DatabaseSync {
   }
 }
 
-/**
- * The store in OUTBOX_DIR. A file that cannot be opened or read throws a StoreError in one line; one that
- * refuses writes (read-only, a full disk) opens, and says so through its health.
- */
 export async function openSqliteStore(outboxDir: string, log: (event: StoreEvent) => void): Promise<Store> {
   const file = path.join(outboxDir, DATABASE_FILE);
   let db: DatabaseSync;
@@ -149,21 +133,11 @@ export async function openSqliteStore(outboxDir: string, log: (event: StoreEvent
     }
   };
   let readOnly = false;
-  /** Another process's lock is waited out in short pauses that leave the event loop free. */
-  const patiently = async <T>(work: () => T): Promise<T> => {
-    const until = Date.now() + LOCK_WAIT_MS;
-    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        return work();
-      } catch (error) {
-        readOnly ||= code(error) === SQLITE_READONLY;
-        if (!busy(error) || Date.now() + pause > until) throw error;
-        await sleep(pause);
-      }
-    }
-  };
-
-  /** A statement that writes (a claim's UPDATE … RETURNING too) has its log folded in once the store is idle. */
+  const unlocked = <T>(work: () => T) =>
+    patiently(work, { again: busy, boundMs: LOCK_WAIT_MS }).catch((error: unknown) => {
+      readOnly ||= code(error) === SQLITE_READONLY;
+      throw error;
+    });
   const wrote = (statement: string) => {
     if (/^\s*SELECT/i.test(statement)) return;
     clearTimeout(checkpoint);
@@ -171,12 +145,12 @@ export async function openSqliteStore(outboxDir: string, log: (event: StoreEvent
   };
   const sql: Sql = {
     async run(statement, params) {
-      const changes = await patiently(() => prepared(statement).run(...(params as never[])).changes);
+      const changes = await unlocked(() => prepared(statement).run(...(params as never[])).changes);
       wrote(statement);
       return Number(changes);
     },
     async all(statement, params) {
-      const rows = await patiently(() => prepared(statement).all(...(params as never[])));
+      const rows = await unlocked(() => prepared(statement).all(...(params as never[])));
       wrote(statement);
       return rows as never;
     },
@@ -196,7 +170,7 @@ export async function openSqliteStore(outboxDir: string, log: (event: StoreEvent
     async backup(copy) {
       // Made owner-only and empty first: VACUUM INTO fills an empty file, and the copy is never readable by others.
       closeSync(openSync(copy, "wx", 0o600));
-      await patiently(() => prepared("VACUUM INTO $1").run(copy));
+      await unlocked(() => prepared("VACUUM INTO $1").run(copy));
     },
     async close() {
       clearTimeout(checkpoint);
@@ -205,7 +179,6 @@ export async function openSqliteStore(outboxDir: string, log: (event: StoreEvent
     },
   };
   const store = createStore(sql, { where: file, log });
-  // A file that refuses writes from the start says so at once.
   await store.probe();
   return store;
 }

@@ -1,5 +1,4 @@
 // The store's schema and statements, written once in SQL both SQLite and PostgreSQL take ($n placeholders).
-/** The schema, one step per version; both databases take each statement. */
 export const MIGRATIONS: string[][] = [
   [
     `CREATE TABLE IF NOT EXISTS messages (id TEXT PRIMARY KEY, spam INTEGER NOT NULL, due BIGINT,

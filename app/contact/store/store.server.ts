@@ -1,6 +1,5 @@
-// The relay's one store as an async port: kept messages and their claims, the shared records, used proofs.
-// Its statements are written once, with $n placeholders; an adapter (store-sqlite.server.ts,
-// store-postgres.server.ts) only runs them.
+// The relay's one store as an async port (decision 062): kept messages and their claims, the shared records,
+// used proofs; the statements are written once, and an adapter (sqlite, postgres) only runs them.
 import type { Message } from "../rules/message.server";
 import { SQL } from "./statements.server";
 
@@ -8,77 +7,54 @@ import { SQL } from "./statements.server";
 export type Sql = {
   run(sql: string, params: unknown[]): Promise<number>;
   all<T>(sql: string, params: unknown[]): Promise<T[]>;
-  /** Makes the connection usable again after a refusal (a file made writable again is reopened). */
   recover(): void;
   backup(file: string): Promise<void>;
   close(): Promise<void>;
 };
 
-/** A store that cannot be opened or read, or refuses a write: the site fails closed on it. */
 export class StoreError extends Error {
   override name = "StoreError";
 }
 
 export type Change<T, R> = (current: T) => { next: T | null; result: R };
 
-/** The relay's small shared records (the send budget, the provider's state, the alerts told, the owner's record). */
 export type SharedState = {
   read<T extends object>(name: string, fallback: T): Promise<T>;
-  /** Reads, decides and writes as one step: no other process changes the record in between. */
   change<T extends object, R>(name: string, fallback: T, change: Change<T, R>): Promise<R>;
 };
 
-/** A kept message, and until when the process sending it holds it (null: nobody does). */
 export type Stored = { message: Message; claimedUntil: number | null };
-/** A message taken to be sent; `orphaned`: the previous sender's claim ran out, so it may have arrived. */
+/** `orphaned`: the previous sender's claim ran out, so it may have arrived. */
 export type Taken = { message: Message; orphaned: boolean };
 
 export type StoreHealth = { state: "ok" } | { state: "refusing"; since: number; cause: string };
 
 export type Store = {
-  /** Where the messages are, in the owner's words. */
   where: string;
   health(): StoreHealth;
-  /** A harmless write: true when the store takes writes (again). */
   probe(): Promise<boolean>;
   get(id: string): Promise<Stored | null>;
-  /** Every kept message, oldest first. */
   list(): Promise<Stored[]>;
-  /** Waiting messages due by `now` that no process holds. */
   due(now: number): Promise<Message[]>;
-  /** Every message no process holds, with its expired claim if any. */
   unclaimed(now: number): Promise<Stored[]>;
-  /** When a waiting message can next be taken; null when none waits by itself. */
   nextDue(): Promise<number | null>;
   count(which: "kept" | "spam"): Promise<number>;
   oldestSpam(): Promise<Message | null>;
-  /**
-   * Adds it unless a message with its id is kept (false). Held by this process until `claimUntil` if given,
-   * and then it holds no place until it is put: a visitor's message in its first try.
-   */
+  /** False when its id is kept; with `claimUntil`, held by this process and taking no place until it is put. */
   add(message: Message, claimUntil?: number): Promise<boolean>;
-  /** Writes the message in its state, and frees it for the next process to take. */
   put(message: Message): Promise<void>;
-  /** As `put`, if fewer than `limit` other messages of its kind (spam or not) hold a place: false when full. */
   place(message: Message, limit: number): Promise<boolean>;
   remove(id: string): Promise<boolean>;
-  /** A sent message: removed, and tried again until that lands; meanwhile this process never takes it. */
+  /** Removed, and tried again until that lands; meanwhile this process never takes it. */
   forget(id: string): void;
-  /** Takes the message until `claimUntil`: null when another process holds it, or it is gone. */
   claim(id: string, now: number, claimUntil: number): Promise<Taken | null>;
   state: SharedState;
-  /** Each proof counts once: true the first time its hash is claimed within `ttlMs`. */
   claimProof(hash: string, now: number, ttlMs: number): Promise<boolean>;
-  /** Remembers `client` beside each key for `ttlMs`: how many other clients each key has now. */
   seenBy(keys: string[], client: string, now: number, ttlMs: number): Promise<number[]>;
   backup(file: string): Promise<void>;
   close(): Promise<void>;
 };
 
-/**
- * What the store says of itself, once for each change: it refuses (and why), or takes writes again. A store
- * on a database server also says that it waits for one it cannot reach at start, or lost an idle connection.
- */
 export type StoreEvent =
   | { outcome: "store_refusing"; cause: string }
   | { outcome: "store_ok" }
@@ -90,6 +66,8 @@ const stored = (row: Row): Stored => ({
   message: JSON.parse(row.body) as Message,
   claimedUntil: row.claimed_until === null ? null : Number(row.claimed_until),
 });
+const record = <T>(row: { value: string } | undefined, fallback: T): T =>
+  row ? { ...fallback, ...(JSON.parse(row.value) as Partial<T>) } : fallback;
 const columns = (m: Message) => [
   m.id,
   m.for === "suspected_spam" ? 1 : 0,
@@ -97,8 +75,29 @@ const columns = (m: Message) => [
   m.receivedAt,
 ];
 
-/** A shared record changed by compare-and-set: read with its version, decided, written only if unchanged. */
 const CONFLICT_RETRIES = 50;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `work` again in growing pauses while `again(error)`, until `boundMs` has passed. */
+export async function patiently<T>(
+  work: () => T | Promise<T>,
+  {
+    again,
+    boundMs,
+    jitter = false,
+  }: { again: (error: unknown) => boolean; boundMs: number; jitter?: boolean },
+): Promise<T> {
+  const until = Date.now() + boundMs;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!again(error) || Date.now() + pause > until) throw error;
+      await sleep(jitter ? pause * (0.5 + Math.random()) : pause);
+    }
+  }
+}
 
 export function createStore(
   sql: Sql,
@@ -127,14 +126,13 @@ export function createStore(
   };
   const read = <T>(statement: string, params: unknown[] = []) => sql.all<T>(statement, params).catch(refused);
 
-  /** Sent messages whose removal did not land yet: tried before anything else writes. */
   const settleForgotten = async () => {
     for (const id of forgotten) {
       await write(SQL.remove, [id]);
       forgotten.delete(id);
     }
   };
-  /** Without forgotten messages, also those forgotten when it began: it may read a row whose removal lands meanwhile. */
+  // Also without those forgotten when it began: it may read a row whose removal lands meanwhile.
   const messages = async (statement: string, params: unknown[] = []) => {
     const hidden = new Set(forgotten);
     return (await read<Row>(statement, params))
@@ -148,7 +146,7 @@ export function createStore(
     swept[which] = now;
     await write(statement, [now]);
   };
-  /** This process's changes of one record go one at a time; the compare-and-set is for other processes. */
+  // This process's changes of one record go one at a time; the compare-and-set is for other processes.
   const turns = new Map<string, Promise<unknown>>();
   const inTurn = <R>(name: string, work: () => Promise<R>): Promise<R> => {
     const next = (turns.get(name) ?? Promise.resolve()).then(work, work);
@@ -207,25 +205,20 @@ export function createStore(
     async claim(id, now, claimUntil) {
       if (forgotten.has(id)) return null;
       await settleForgotten();
-      const [row] = await sql
-        .all<{ body: string; claims: number | string }>(SQL.claim, [claimUntil, id, now])
-        .catch(refused);
+      const [row] = await read<{ body: string; claims: number | string }>(SQL.claim, [claimUntil, id, now]);
       took();
       return row ? { message: JSON.parse(row.body) as Message, orphaned: Number(row.claims) > 1 } : null;
     },
     state: {
       async read(name, fallback) {
         const [row] = await read<{ value: string }>(SQL.read, [name]);
-        return row ? { ...fallback, ...(JSON.parse(row.value) as Partial<typeof fallback>) } : fallback;
+        return record(row, fallback);
       },
       change: (name, fallback, change) =>
         inTurn(name, async () => {
           for (let tries = 0; tries < CONFLICT_RETRIES; tries++) {
             const [row] = await read<{ value: string; version: number | string }>(SQL.read, [name]);
-            const current = row
-              ? { ...fallback, ...(JSON.parse(row.value) as Partial<typeof fallback>) }
-              : fallback;
-            const { next, result } = change(current);
+            const { next, result } = change(record(row, fallback));
             if (next === null) return result;
             const value = JSON.stringify(next);
             const changed = row
