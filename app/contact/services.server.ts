@@ -22,12 +22,7 @@ export async function createContactServices(
     log = logContactEvent,
     retry,
     waitForStore = true,
-  }: {
-    toName: string;
-    log?: ContactLogger;
-    retry?: RetryOptions;
-    waitForStore?: boolean;
-  },
+  }: { toName: string; log?: ContactLogger; retry?: RetryOptions; waitForStore?: boolean },
 ) {
   const db = config.databaseUrl
     ? await openPostgresStore(config.databaseUrl, log, { wait: waitForStore })

@@ -9,13 +9,7 @@ export type BudgetSettings = {
   monthSeconds: number | null;
 };
 
-type Ledger = {
-  day: string;
-  dayUsed: number;
-  month: string;
-  monthUsed: number;
-  told: number[];
-};
+type Ledger = { day: string; dayUsed: number; month: string; monthUsed: number; told: number[] };
 
 export type BudgetUsage = {
   day: { used: number; limit: number; turnsAt: Date };
@@ -26,11 +20,7 @@ type Taken =
   | { ok: true; crossed: number | null }
   | { ok: false; waiting: Extract<WaitingFor, "day_limit" | "month_limit">; turnsAt: Date };
 
-export type Budget = {
-  take(): Promise<Taken>;
-  giveBack(): Promise<void>;
-  usage(): Promise<BudgetUsage>;
-};
+export type Budget = { take(): Promise<Taken>; giveBack(): Promise<void>; usage(): Promise<BudgetUsage> };
 
 const THRESHOLDS = [80, 100];
 const DAY_MS = 86_400_000;

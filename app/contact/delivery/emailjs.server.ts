@@ -47,12 +47,7 @@ export const RETRIES_WITHIN_A_REQUEST: RetryOptions = {
   deadlineMs: 10_000,
 };
 
-export type SendResult = {
-  status: number;
-  text: string;
-  attempts: number;
-  durationMs: number;
-} & (
+export type SendResult = { status: number; text: string; attempts: number; durationMs: number } & (
   | { ok: true }
   | {
       ok: false;

@@ -207,9 +207,5 @@ export function createEngine({ config, db, relay, notify, quotas, log }: EngineO
     parts,
   );
 
-  return {
-    delivery,
-    owner,
-    start: background.start,
-  };
+  return { delivery, owner, start: background.start };
 }

@@ -37,8 +37,4 @@ export type OwnerPort = {
   close(): Promise<void>;
 };
 
-export type Engine = {
-  delivery: Delivery;
-  owner: OwnerPort;
-  start(): { stop(): Promise<void> };
-};
+export type Engine = { delivery: Delivery; owner: OwnerPort; start(): { stop(): Promise<void> } };

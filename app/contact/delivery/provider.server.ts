@@ -4,7 +4,7 @@ import type { MailConfig } from "~/config.server";
 import { providerWords, type AskedPause } from "../rules/words.server";
 import { refusedOne, type Refusals } from "../rules/refusals.server";
 import type { KnownFailure } from "../rules/rulebook.server";
-import type { SharedState } from "../store/store.server";
+import type { Change, SharedState } from "../store/store.server";
 
 type ProviderState = (
   | { state: "ok" }
@@ -53,10 +53,11 @@ function settingsDigest(mail: MailConfig): string {
 export function createProvider(mail: MailConfig, state: SharedState, now = () => new Date()): Provider {
   const RECORD = "provider";
   const settings = settingsDigest(mail);
+  const change = <R>(decide: Change<ProviderState, R>) => state.change(RECORD, OK, decide);
   return {
     read: () => state.read<ProviderState>(RECORD, OK),
     refusing: (status, text, hint) =>
-      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
+      change<boolean>((was) => {
         const at = now().toISOString();
         const since = was.state === "refusing" ? was.since : at;
         const next = {
@@ -71,19 +72,15 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
         return { next, result: was.state !== "refusing" };
       }),
     back: () =>
-      state.change<ProviderState, boolean>(RECORD, OK, (was) =>
+      change<boolean>((was) =>
         was.state === "ok" && !was.asked && !was.failing
           ? { next: null, result: false }
           : { next: OK, result: was.state !== "ok" },
       ),
-    failed: (failure) =>
-      state.change<ProviderState, void>(RECORD, OK, (was) => ({
-        next: { ...was, failing: failure },
-        result: undefined,
-      })),
+    failed: (failure) => change<void>((was) => ({ next: { ...was, failing: failure }, result: undefined })),
     knownFailure: async () => (await state.read<ProviderState>(RECORD, OK)).failing ?? null,
     probeDue: (probeSeconds, id) =>
-      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
+      change<boolean>((was) => {
         if (was.state !== "refusing") return { next: null, result: false };
         const at = now();
         const since = at.getTime() - Date.parse(was.lastProbe);
@@ -103,7 +100,7 @@ export function createProvider(mail: MailConfig, state: SharedState, now = () =>
         return { next, result: hint };
       }),
     asked: (pauseMs) =>
-      state.change<ProviderState, boolean>(RECORD, OK, (was) => {
+      change<boolean>((was) => {
         const at = now();
         const asked = { at: at.toISOString(), ms: pauseMs };
         return { next: { ...was, asked }, result: askedPause(was, at.getTime()) === null };

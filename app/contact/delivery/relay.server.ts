@@ -166,10 +166,7 @@ export function createRelay(
         const refusalEnded = await orElse(provider.back(), false);
         if (refusalEnded) {
           log({ outcome: "provider_back" });
-          notify({
-            kind: "provider_back",
-            waiting: await waiting().catch(() => 0),
-          });
+          notify({ kind: "provider_back", waiting: await waiting().catch(() => 0) });
         }
         return { ok: true, status: result.status, attempts: result.attempts, refusalEnded };
       }

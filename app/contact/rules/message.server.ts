@@ -131,9 +131,5 @@ export function keptView(message: Message): Kept {
   };
 }
 
-export function describeState(kept: KeptState): string {
-  const why = kept.for.replaceAll("_", " ");
-  if (kept.state === "waiting") return `waiting: ${why}`;
-  if (kept.state === "held") return `held: ${why}`;
-  return `given up: ${why}`;
-}
+export const describeState = (kept: KeptState) =>
+  `${kept.state.replace("_", " ")}: ${kept.for.replaceAll("_", " ")}`;

@@ -15,6 +15,7 @@ import {
   type Sender,
   type Sent,
   type TemplateParams,
+  waitingOn,
 } from "./message.server";
 
 export type Rules = Pick<
@@ -102,18 +103,9 @@ export function afterAttempt(
     }) as Message;
   const known = knownFailure && now - (knownFailure.at ?? now) <= KNOWN_FAILURE_MS ? knownFailure : null;
   if (sent.waiting === "pace" && known) {
-    const uncertain = message.uncertain;
-    const failure = known.reason;
-    return entered(
-      {
-        state: "waiting",
-        for: failure === REFUSING.reason ? "account" : uncertain ? "uncertain" : "provider",
-      },
-      {
-        failure,
-        nextAttempt: now + redeliveryBackoffSeconds(message.attempts, uncertain, rules.redelivery) * 1_000,
-      },
-    );
+    const { for: waitingFor, failure } = waitingOn(known.reason, message.uncertain);
+    const backoff = redeliveryBackoffSeconds(message.attempts, message.uncertain, rules.redelivery);
+    return entered({ state: "waiting", for: waitingFor }, { failure, nextAttempt: now + backoff * 1_000 });
   }
   if (sent.waiting === "account")
     return entered(
