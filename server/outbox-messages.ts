@@ -1,6 +1,6 @@
 // The owner's commands on kept messages, through the engine's port: the same words on the folder and the
 // queue, from any instance (decision 053).
-import { describeState, type Kept, type OwnerPort, type Skipped } from "~/contact/index.server";
+import { describeState, type Kept, type OwnerPort } from "~/contact/index.server";
 import { visible } from "~/lib/visible";
 
 function describe(kept: Kept): string {
@@ -23,11 +23,6 @@ function idOf(name: string | undefined, listing: string): string | null {
   return null;
 }
 
-const reportSkipped = (skipped: Skipped[]) => {
-  for (const { id, problem } of skipped) console.error(`skipped  ${id}: ${problem}`);
-  return skipped.length > 0;
-};
-
 /** list, resend, export ID, spam list|release ID|delete ID; null for anything else (the usage). */
 export async function messageCommand(
   owner: OwnerPort,
@@ -36,17 +31,17 @@ export async function messageCommand(
 ): Promise<number | null> {
   if (command === "list" || (command === "spam" && rest[0] === "list")) {
     const spam = command === "spam";
-    const { messages, skipped } = await owner.list();
+    const messages = await owner.list();
     const shown = messages.filter((kept) => isSpam(kept) === spam);
     for (const kept of shown) console.log(describe(kept));
     console.log(`${shown.length} ${spam ? "suspected spam" : "undelivered"} message(s) in ${owner.where}`);
-    return reportSkipped(skipped) ? 1 : 0;
+    return 0;
   }
   if (command === "resend") {
     let sent = 0;
     let kept = 0;
     let busy = 0;
-    const done = await owner.resend((message, outcome) => {
+    await owner.resend((message, outcome) => {
       const word = outcome.sent ? "sent" : outcome.busy ? "busy" : "kept";
       if (outcome.sent) sent += 1;
       else if (outcome.busy) busy += 1;
@@ -57,7 +52,7 @@ export async function messageCommand(
     // Held by another sender: sent by it, or taken again by itself at its next attempt.
     const others = busy ? `, ${busy} held by another sender until its next attempt` : "";
     console.log(`${sent} sent, ${kept} still undelivered${others} in ${owner.where}`);
-    return reportSkipped(done.skipped) || kept > 0 ? 1 : 0;
+    return kept > 0 ? 1 : 0;
   }
   if (command === "export") {
     const id = idOf(rest[0], "list");

@@ -1,7 +1,7 @@
 // The contact feature's one server entry: what the site's wiring, the owner's page and the CLI use of it.
 export { createContactAction } from "./action/contact-action.server";
 export { readAlertLedger } from "./alerts/notify.server";
-export type { OwnerPort, SendNow, Skipped } from "./delivery/port.server";
+export type { OwnerPort, SendNow } from "./delivery/port.server";
 export { askedPause } from "./delivery/provider.server";
 export { askedPauseWords } from "./rules/words.server";
 export type { Relay } from "./delivery/relay.server";

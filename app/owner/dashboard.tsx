@@ -17,13 +17,11 @@ export function OwnerDashboard({
   flash,
   status,
   messages,
-  skipped,
   passkeys,
 }: {
   flash: Flash | null;
   status: RelayStatus;
   messages: MessageView[];
-  skipped: string[];
   passkeys: Passkey[];
 }) {
   return (
@@ -42,11 +40,6 @@ export function OwnerDashboard({
             ))}
           </ul>
         )}
-        {skipped.map((line) => (
-          <p key={line} className="text-sm wrap-anywhere text-destructive">
-            Could not read {line}
-          </p>
-        ))}
       </Section>
       <Section title="Test">
         <p className="text-sm text-muted-foreground">

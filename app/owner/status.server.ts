@@ -92,7 +92,7 @@ type Summary = {
 };
 
 async function summary(owner: OwnerPort): Promise<Summary> {
-  const { messages } = await owner.list();
+  const messages = await owner.list();
   const is = (state: Kept["state"]) => messages.filter((kept) => kept.state === state);
   return {
     waiting: is("waiting").map(({ receivedAt, nextAttempt }) => ({

@@ -23,7 +23,6 @@ export default function OwnerRoute() {
       flash={page.flash}
       status={page.status}
       messages={page.messages}
-      skipped={page.skipped}
       passkeys={page.passkeys}
     />
   );

@@ -39,7 +39,7 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
     where: keeper.where,
     health: keeper.health,
     close: keeper.close,
-    list: async () => ({ messages: (await keeper.list()).map(keptView), skipped: [] }),
+    list: async () => (await keeper.list()).map(keptView),
     get: async (id) => {
       const found = await keeper.get(id);
       return found && keptView(found);
@@ -52,7 +52,6 @@ export function ownerCommands(keeper: Keeper, parts: AttemptParts | null): Owner
         const sent = await sendNow(message.id, false);
         if (sent) each(keptView(message), sent);
       }
-      return { skipped: [] };
     },
     test: (params: TemplateParams) => testMail(params, sending()),
   };

@@ -22,17 +22,16 @@ export type Delivery = {
 
 export type SendNow = { sent: true } | { sent: false; kept: Kept | null; busy?: boolean };
 
-export type Skipped = { id: string; problem: string };
 
 export type OwnerPort = {
   where: string;
   health(): StoreHealth;
-  list(): Promise<{ messages: Kept[]; skipped: Skipped[] }>;
+  list(): Promise<Kept[]>;
   get(id: string): Promise<Kept | null>;
   remove(id: string): Promise<boolean>;
   release(id: string): Promise<SendNow | null>;
   sendNow(id: string): Promise<SendNow | null>;
-  resend(each: (message: Kept, sent: SendNow) => void): Promise<{ skipped: Skipped[] }>;
+  resend(each: (message: Kept, sent: SendNow) => void): Promise<void>;
   test(params: TemplateParams): Promise<SendNow>;
   close(): Promise<void>;
 };
