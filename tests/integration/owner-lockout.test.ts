@@ -53,7 +53,8 @@ describe.each(["PostgreSQL", "SQLite"])("on %s", { timeout: 120_000 }, (engine) 
 
   beforeAll(async () => {
     // On PostgreSQL the sign-in starts are counted in its rate_limits table too.
-    const database = engine === "PostgreSQL" ? { DATABASE_URL: await freshDatabase() } : {};
+    const database: Record<string, string> =
+      engine === "PostgreSQL" ? { DATABASE_URL: await freshDatabase() } : {};
     served = await serve({ TRUST_PROXY: "loopback", ...database });
     app = served.app;
   }, 60_000);

@@ -32,7 +32,7 @@ beforeAll(async () => {
         CONTACT_RATE_LIMIT_MAX: String(LIMIT),
       },
     });
-  [a, b] = await Promise.all(outboxes.map(instance));
+  [a, b] = await Promise.all([instance(outboxes[0]!), instance(outboxes[1]!)]);
 }, 60_000);
 
 afterAll(async () => {
