@@ -89,7 +89,7 @@ describe("the provider's limits", { timeout: 180_000 }, () => {
   it("after a shortened outage with 5 kept messages, the next visitor is mailed, not held over the budget", async () => {
     await start({ CONTACT_DAILY_SEND_LIMIT: "7" });
     fake.setMode({ kind: "status", status: 500 });
-    // Tried and failed (502, the saved text), or behind another in the queue (the success page): all kept.
+    // Tried and failed (502, the saved text), or waiting behind another (the success page): all kept.
     for (let i = 0; i < 5; i++) expect([502, 303]).toContain((await post(i, `Outage ${i}`)).status);
     await until(async () => (await kept()).length === 5, "five kept");
     // Every message is tried again and again while the outage lasts.
