@@ -5,11 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { startRedisServer } from "../support/redis-server";
 import { until } from "../support/until";
 import { BROWSER_HEADERS, VALID, relayEnv, postForm } from "../support/contact";
 
@@ -69,26 +67,10 @@ describe("/healthz", () => {
     await post({ ...VALID, subject: "health-count 2" });
     expect(await health()).toEqual({ status: "ok", mail: "relay", store: "ok", rateLimit: "memory" });
   });
-
-  it("names the outbox mode when no EmailJS ids are set", async () => {
-    const outbox = await startAppServer({
-      env: { OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-outbox-")) },
-    });
-    try {
-      expect(await (await fetch(`${outbox.url}/healthz`)).json()).toEqual({
-        status: "ok",
-        mail: "outbox",
-        store: "ok",
-        rateLimit: "memory",
-      });
-    } finally {
-      await outbox.stop();
-    }
-  }, 60_000);
 });
 
-/** Where Redis would be, a listener that hangs up at once: each connection is one try to reach Redis. */
-async function hangingUp() {
+/** Where Redis was, a listener that counts the connections it is offered. */
+async function listening() {
   let tries = 0;
   const server = createServer((socket) => {
     tries++;
@@ -99,97 +81,34 @@ async function hangingUp() {
   return { port, tries: () => tries, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-describe("/healthz with REDIS_URL and no Redis there", () => {
-  it("starts, stays 200, names the in-memory limit, and says so once without the URL's password", async () => {
-    const noRedis = await hangingUp();
-    const url = `redis://:redis_SECRET_pw@127.0.0.1:${noRedis.port}`;
-    const app = await startAppServer({
-      env: { REDIS_URL: url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
+// Redis was retired: one server in outbox mode, with the REDIS_URL an older deploy may still set.
+describe("without EmailJS ids, with a left-over REDIS_URL", () => {
+  let oldRedis: Awaited<ReturnType<typeof listening>>;
+  let app: AppServer;
+  const outbox = mkdtempSync(join(tmpdir(), "portfolio-health-outbox-"));
+  beforeAll(async () => {
+    oldRedis = await listening();
+    app = await startAppServer({
+      env: { OUTBOX_DIR: outbox, REDIS_URL: `redis://:redis_SECRET_pw@127.0.0.1:${oldRedis.port}` },
     });
-    try {
-      const body = await (await fetch(`${app.url}/healthz`)).text();
-      expect(JSON.parse(body)).toEqual({
-        status: "ok",
-        mail: "outbox",
-        store: "ok",
-        rateLimit: "memory",
-        redis: "down",
-      });
-      const sent = await postForm(`${app.url}/?index`, VALID);
-      expect(sent.status).toBe(303);
-      const before = noRedis.tries();
-      await until(() => noRedis.tries() >= before + 3, "three more tries to reach Redis");
-      expect(app.output().match(/\[rate-limit\] Redis unreachable: using the in-memory limit/g)).toHaveLength(
-        1,
-      );
-      expect(app.output() + body).not.toContain("redis_SECRET_pw");
-    } finally {
-      await app.stop();
-      await noRedis.close();
-    }
   }, 60_000);
-});
+  afterAll(async () => {
+    await app?.stop();
+    await oldRedis?.close();
+    rmSync(outbox, { recursive: true, force: true });
+  });
 
-// /healthz once said "up" while Redis was paused or out of memory.
-describe("/healthz with a Redis that answers late or refuses writes", () => {
-  it("says slow, then failing, logs each once, and up again when Redis is well", async () => {
-    const redis = await startRedisServer();
-    const admin = new Redis(redis.url);
-    const app = await startAppServer({
-      env: { REDIS_URL: redis.url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-redis-")) },
-    });
-    const state = async () => (await health(app.url)) as { rateLimit: string; redis: string };
-    try {
-      await vi.waitFor(
-        async () => expect(await state()).toMatchObject({ redis: "up", rateLimit: "redis" }),
-        10_000,
-      );
+  it("names the outbox mode and the limit in memory, nothing of Redis", async () => {
+    expect(await health(app.url)).toEqual({ status: "ok", mail: "outbox", store: "ok", rateLimit: "memory" });
+  });
 
-      // A probe is reused for a second (a flood of /healthz makes one write a second): wait for the next.
-      const settles = (expected: object) =>
-        vi.waitFor(async () => expect(await state()).toEqual(expected), 10_000);
-      await admin.call("CLIENT", "PAUSE", "5000", "WRITE");
-      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "memory", redis: "slow" });
-      await admin.call("CLIENT", "UNPAUSE");
-      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "redis", redis: "up" });
-
-      await admin.config("SET", "maxmemory-policy", "noeviction");
-      await admin.config("SET", "maxmemory", "1");
-      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "memory", redis: "failing" });
-      expect(await state()).toMatchObject({ redis: "failing" });
-      await admin.config("SET", "maxmemory", "0");
-      await settles({ status: "ok", mail: "outbox", store: "ok", rateLimit: "redis", redis: "up" });
-
-      expect(app.output().match(/\[rate-limit\] Redis is slow to answer/g)).toHaveLength(1);
-      expect(app.output().match(/\[rate-limit\] Redis is refusing writes/g)).toHaveLength(1);
-    } finally {
-      admin.disconnect();
-      await app.stop();
-      await redis.stop();
-    }
-  }, 60_000);
-});
-
-describe("/healthz under a flood", () => {
-  it("100 requests at once make one Redis write, not 100", async () => {
-    const redis = await startRedisServer();
-    const admin = new Redis(redis.url);
-    const app = await startAppServer({
-      env: { REDIS_URL: redis.url, OUTBOX_DIR: mkdtempSync(join(tmpdir(), "portfolio-health-flood-")) },
-    });
-    const writes = async () =>
-      Number(/cmdstat_set:calls=(\d+)/.exec(await admin.info("commandstats"))?.[1] ?? 0);
-    try {
-      await vi.waitFor(async () => expect(await health(app.url)).toMatchObject({ redis: "up" }), 10_000);
-      const before = await writes();
-      await Promise.all(Array.from({ length: 100 }, () => health(app.url)));
-      expect((await writes()) - before).toBeLessThanOrEqual(2);
-    } finally {
-      admin.disconnect();
-      await app.stop();
-      await redis.stop();
-    }
-  }, 60_000);
+  it("says once that REDIS_URL is no longer read, never with its password, and never connects to it", async () => {
+    expect((await postForm(`${app.url}/?index`, VALID)).status).toBe(303);
+    const body = await (await fetch(`${app.url}/healthz`)).text();
+    expect(app.output().match(/\[contact\] REDIS_URL is no longer read/g)).toHaveLength(1);
+    expect(app.output() + body).not.toContain("redis_SECRET_pw");
+    expect(oldRedis.tries()).toBe(0);
+  });
 });
 
 describe("logs", () => {

@@ -1,24 +1,24 @@
-// The owner's page over HTTP on the production server with Redis: its headers, and each refusal (a wrong or
+// The owner's page over HTTP on the production server with its store on PostgreSQL: its headers, and each refusal (a wrong or
 // expired link, a forged cookie, a post from another site or without a session) leaving everything as it was.
 // The passkey ceremonies themselves run in Chromium (tests/e2e/owner.spec.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Redis from "ioredis";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { freePort } from "../support/free-port";
 import { runOutboxCli } from "../support/outbox-cli";
-import { startRedisServer, type RedisServer } from "../support/redis-server";
+import { freshDatabase } from "../support/postgres-server";
 import { until } from "../support/until";
 
 const SECRET = "owner-page-test-secret-0123456789abcdef";
 const SPAMMY = { name: "https://spam.example", message: "Go to https://bit.ly/abc or https://x.example" };
 
 describe("the owner's page over HTTP", { timeout: 60_000 }, () => {
-  let redis: RedisServer;
+  let database: string;
   let fake: EmailJsFake;
   let app: AppServer;
   let outbox: string;
@@ -26,14 +26,14 @@ describe("the owner's page over HTTP", { timeout: 60_000 }, () => {
   let origin: string;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
+    database = await freshDatabase();
     fake = await startEmailJsFake();
     outbox = await mkdtemp(path.join(tmpdir(), "owner-page-"));
     const port = await freePort();
     origin = `http://localhost:${port}`;
     env = relayEnv(fake.url, {
       OUTBOX_DIR: outbox,
-      REDIS_URL: redis.url,
+      DATABASE_URL: database,
       SITE_URL: origin,
       SESSION_SECRET: SECRET,
     });
@@ -50,7 +50,6 @@ describe("the owner's page over HTTP", { timeout: 60_000 }, () => {
   afterAll(async () => {
     await app?.stop();
     await fake?.close();
-    await redis?.stop();
     await rm(outbox, { recursive: true, force: true });
   });
 
@@ -106,17 +105,21 @@ describe("the owner's page over HTTP", { timeout: 60_000 }, () => {
 
   it("refuses an expired link", async () => {
     const token = new URL((await runOutboxCli(["owner-link"], env)).stdout.split("\n")[0]!).hash.slice(1);
-    // 15 minutes later: the link's record as it will be then.
-    const client = new Redis(redis.url);
+    // 15 minutes later: the link's record as it will be then, in the database every instance reads.
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
     try {
-      const record = JSON.parse((await client.get("portfolio:state:owner"))!) as {
-        links: Record<string, { expires: string }>;
-      };
+      const { rows } = await client.query<{ value: string }>(
+        "SELECT value FROM records WHERE name = 'owner'",
+      );
+      const record = JSON.parse(rows[0]!.value) as { links: Record<string, { expires: string }> };
       for (const link of Object.values(record.links))
         link.expires = new Date(Date.now() - 1000).toISOString();
-      await client.set("portfolio:state:owner", JSON.stringify(record));
+      await client.query("UPDATE records SET value = $1, version = version + 1 WHERE name = 'owner'", [
+        JSON.stringify(record),
+      ]);
     } finally {
-      client.disconnect();
+      await client.end();
     }
     const expired = await ownerPost("/owner/passkey", { step: "enrol_options", token });
     expect(expired.status).toBe(403);
