@@ -8,7 +8,11 @@ import { outcomeText } from "~/contact/form/contract";
 import type { ContactActionOutcome } from "~/contact/action/contact-action.server";
 import type { ContactEvent } from "~/contact/events.server";
 import { STORED_PER_CLIENT } from "~/contact/guard/limits.server";
-import { RETRIES_WITHIN_A_REQUEST, parseRetryAfter, type RetryOptions } from "~/contact/delivery/emailjs.server";
+import {
+  RETRIES_WITHIN_A_REQUEST,
+  parseRetryAfter,
+  type RetryOptions,
+} from "~/contact/delivery/emailjs.server";
 import { DATABASE_FILE } from "~/contact/store/sqlite.server";
 import { messageId, type Message } from "~/contact/rules/message.server";
 import { afterAttempt, KEPT_LIMIT, received } from "~/contact/rules/rulebook.server";

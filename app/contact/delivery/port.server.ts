@@ -22,7 +22,6 @@ export type Delivery = {
 
 export type SendNow = { sent: true } | { sent: false; kept: Kept | null; busy?: boolean };
 
-
 export type OwnerPort = {
   where: string;
   health(): StoreHealth;
