@@ -4,11 +4,10 @@ import { defineConfig } from "vitest/config";
 import remixOptions from "./remix.config.js";
 import { socialAssets } from "./social/vite-plugin";
 
-/** A flood of posts, 10,000 hostile requests, three instances keeping one pace, PostgreSQL stopped and started: each needs the machine to itself. */
+/** A flood of posts, 10,000 hostile requests, PostgreSQL stopped and started: each needs the machine to itself. */
 const LOADS_THE_MACHINE = [
   "tests/integration/hostile-fuzz.test.ts",
   "tests/integration/contact-flood.test.ts",
-  "tests/integration/queue-instances.test.ts",
   // Stops and starts PostgreSQL servers of its own.
   "tests/integration/store-faults-postgres.test.ts",
   "tests/integration/store-faults-postgres-pool.test.ts",

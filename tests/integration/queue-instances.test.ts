@@ -123,8 +123,8 @@ async function killPostgres(database: string) {
 }
 
 /**
- * A TCP relay to `target` (host:port) that holds each of the server's answers `delayMs` before passing it on:
- * a database that far from one instance. Its URL: `database` with the relay's port.
+ * A TCP relay to `database`'s server that holds each of the server's answers `delayMs` before passing it on: a
+ * database that far from one instance. Its URL: `database` with the relay's port.
  */
 async function farAway(database: string, delayMs: number): Promise<string> {
   const target = new URL(database);
