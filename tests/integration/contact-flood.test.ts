@@ -20,7 +20,7 @@ import {
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
 import { freshDatabase } from "../support/postgres-server";
-import { openPostgresStore } from "~/contact/store-postgres.server";
+import { openPostgresStore } from "~/contact/store/postgres.server";
 
 let fake: EmailJsFake;
 let outbox: string;
