@@ -1,4 +1,4 @@
-// Without REDIS_URL a used confirmation stays used for its whole lifetime however many claims follow it,
+// A used confirmation stays used (in the store) for its whole lifetime however many claims follow it,
 // a claim costs the same at any fill, a restart does not forget it, and claims past their lifetime leave
 // the SQLite store in OUTBOX_DIR (decision 051).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -80,7 +80,7 @@ it("a used token is refused as used after 10,001 other claims; a claim costs the
   const filler = await claimFresh(checks, 9_601);
   const full = await claimFresh(checks, 200);
   console.log(
-    `CPU per confirmed claim without Redis: ${empty.cpuMs.toFixed(2)} ms near empty, ${full.cpuMs.toFixed(2)} ms at 10,000 used`,
+    `CPU per confirmed claim in the store: ${empty.cpuMs.toFixed(2)} ms near empty, ${full.cpuMs.toFixed(2)} ms at 10,000 used`,
   );
   expect(empty.accepted + filler.accepted + full.accepted).toBe(10_001);
 

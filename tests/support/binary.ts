@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 
 /**
- * The path of a system binary the tests start (redis-server, caddy). Missing
+ * The path of a system binary the tests start (caddy, varnishd, initdb). Missing
  * one fails the test with what to install: such a test is never skipped.
  */
 export function requireBinary(name: string, debianPackage = name): string {

@@ -1,4 +1,4 @@
-// Vitest's global setup: the temporary folders of one run (stores, Redis's and Caddy's homes, fakes) go in one
+// Vitest's global setup: the temporary folders of one run (stores, PostgreSQL's and Caddy's homes, fakes) go in one
 // folder, removed when the run ends, so that a developer's /tmp does not fill up run after run.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
