@@ -6,13 +6,17 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { busiestSecond, startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
 import { runOutboxCli } from "../support/outbox-cli";
-import { freshDatabase, startPostgresServer, type PostgresServer } from "../support/postgres-server";
+import {
+  freshDatabase,
+  startPostgresServer,
+  type PostgresServer,
+  queryDatabase as query,
+} from "../support/postgres-server";
 import { until } from "../support/until";
 
 let fake: EmailJsFake;
@@ -80,17 +84,6 @@ const delivered = (subject: string) => arrivals(subject).filter((request) => req
 /** Which instance sent a request: the first part of its path. */
 const sender = (request: { path: string }) => request.path.split("/")[1];
 const tooMany = () => fake.requests.filter((request) => request.status === 429);
-
-/** One statement on `database` in a session of the test's own. */
-async function query<T extends pg.QueryResultRow>(database: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** The subjects of every kept message, read from the database. */
 const keptSubjects = async (database: string) =>

@@ -4,12 +4,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake } from "../support/emailjs-fake";
-import { freshDatabase } from "../support/postgres-server";
+import { freshDatabase, queryDatabase as query } from "../support/postgres-server";
 
 /** pg's Pool holds at most this many connections unless told otherwise, and the store's does not say. */
 const POOL_SIZE = 10;
@@ -28,16 +27,6 @@ afterAll(async () => {
   await rm(outbox, { recursive: true, force: true });
 });
 afterEach(() => fake.reset());
-
-async function query<T extends pg.QueryResultRow>(database: string, statement: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    return (await client.query<T>(statement)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const post = (subject: string, client: string) =>
   postForm(

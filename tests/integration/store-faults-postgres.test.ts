@@ -8,14 +8,18 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { answering, ROOT, startAppServer, type AppServer } from "../support/app-server";
 import { BROWSER_HEADERS, VALID, postForm, relayEnv } from "../support/contact";
 import { startEmailJsFake, type EmailJsFake, type FakeMode } from "../support/emailjs-fake";
 import { freePort } from "../support/free-port";
 import { runOutboxCli } from "../support/outbox-cli";
-import { freshDatabase, startPostgresServer, type PostgresServer } from "../support/postgres-server";
+import {
+  freshDatabase,
+  startPostgresServer,
+  type PostgresServer,
+  queryDatabase as query,
+} from "../support/postgres-server";
 
 let fake: EmailJsFake;
 beforeAll(async () => {
@@ -63,17 +67,6 @@ async function ownPostgres(): Promise<PostgresServer> {
   const server = await startPostgresServer();
   cleanups.push(() => server.remove());
   return server;
-}
-
-/** One statement on the database by a session of the test's own. */
-async function query<T extends pg.QueryResultRow>(database: string, statement: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    return (await client.query<T>(statement)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** The subjects of every kept message, read from the database by a session of the test's own. */

@@ -137,3 +137,18 @@ export async function freshDatabase(serverUrl?: string): Promise<string> {
   }
   return `${base}/${name}`;
 }
+
+/** One statement on `database` in a session of the test's own. */
+export async function queryDatabase<T extends pg.QueryResultRow>(
+  database: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
