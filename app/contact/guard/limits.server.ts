@@ -125,19 +125,25 @@ export function createRateLimiters(databaseUrl: string | null): RateLimiters {
   });
   // A lost idle connection is made anew by the next count; meanwhile the insurance counts.
   pool.on("error", () => {});
+  // Each limiter would sweep the whole shared table every 5 minutes: the first one made does it for all.
+  let sweeps = true;
   return {
     where: "postgres",
-    limiter: (limits, name) =>
-      new RateLimiterPostgres({
+    limiter: (limits, name) => {
+      const limiter = new RateLimiterPostgres({
         storeClient: pool,
         storeType: "pool",
         tableName: "rate_limits",
         tableCreated: true, // by the store's migrations
+        clearExpiredByTimeout: sweeps,
         keyPrefix: name,
         points: limits.max,
         duration: limits.windowSeconds,
         insuranceLimiter: memory(limits),
-      }),
+      });
+      sweeps = false;
+      return limiter;
+    },
     close: () => pool.end().catch(() => undefined),
   };
 }
