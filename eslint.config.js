@@ -72,6 +72,21 @@ export default defineConfig(
       "react/no-unescaped-entities": ["error", { forbid: [">", "}"] }],
     },
   },
+  // Module code the browser may load evaluates no ICU call: the first one costs about 50 ms at 4× CPU,
+  // inside the page's longest task (decision 066).
+  {
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["app/**/*.server.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name=/^toLocale/], MemberExpression[object.name='Intl']",
+          message: "Browser code formats without Intl or toLocale*: ICU's first use blocks the page (decision 066).",
+        },
+      ],
+    },
+  },
   // The layers (docs/development.md): routes on top; features (contact, theme,
   // sections) in the middle; lib, content, config and ui primitives at the
   // bottom. A module never imports code from one above it.

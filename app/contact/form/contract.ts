@@ -60,9 +60,12 @@ export type ContactFailure = {
   confirmation?: string;
 };
 
+/** 5000 → "5,000", as `toLocaleString("en")` writes it, without loading ICU's number formats at page load. */
+const withCommas = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+
 const SAVED_TO_SEND = "Your message is saved and will be sent when the mail service is back.";
 const FAILURE_DETAIL: Partial<Record<ContactFailureReason, string>> = {
-  payload_too_large: `Your message is too long: it may have at most ${FIELD_BOUNDS.message.toLocaleString("en")} characters.`,
+  payload_too_large: `Your message is too long: it may have at most ${withCommas(FIELD_BOUNDS.message)} characters.`,
   not_kept: `It could not be kept to send later: please write to me at ${site.contact.email}.`,
   refused_by_provider: "Your message is saved, and I will read it.",
   upstream_rejected: SAVED_TO_SEND,
