@@ -82,7 +82,8 @@ export default defineConfig(
         "error",
         {
           selector: "CallExpression[callee.property.name=/^toLocale/], MemberExpression[object.name='Intl']",
-          message: "Browser code formats without Intl or toLocale*: ICU's first use blocks the page (decision 066).",
+          message:
+            "Browser code formats without Intl or toLocale*: ICU's first use blocks the page (decision 066).",
         },
       ],
     },
