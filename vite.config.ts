@@ -13,6 +13,9 @@ const LOADS_THE_MACHINE = [
   "tests/integration/store-faults-postgres-pool.test.ts",
 ];
 
+/** The browsers of Vite's default client target ("modules"), spelled out for the stylesheet of both builds. */
+const BROWSERS = ["es2020", "edge88", "firefox78", "chrome87", "safari14"];
+
 /** One PostgreSQL server for the integration tests of a run, after the run's temporary folder is made. */
 const POSTGRES = "tests/support/postgres-server.ts";
 
@@ -27,7 +30,12 @@ export default defineConfig(({ isSsrBuild }) => ({
   // right only for hashed files; public/ stays out of it and is served from
   // public/ with a one-hour cache (the image copies public/).
   // The server build runs on the image's Node, which takes top-level await (the contact store opens at import).
-  build: { copyPublicDir: false, ...(isSsrBuild ? { target: "node24" } : {}) },
+  // Both builds write the stylesheet for the same browsers, so the page links the client's one file (decision 067).
+  build: {
+    copyPublicDir: false,
+    cssTarget: BROWSERS,
+    ...(isSsrBuild ? { target: "node24" } : {}),
+  },
   optimizeDeps: {
     include: ["react", "react-dom", "react-dom/client", "@radix-ui/react-tooltip", "@radix-ui/react-toast"],
   },

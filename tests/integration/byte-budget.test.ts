@@ -180,6 +180,15 @@ describe("first visit to / (production build, Chromium, gzip)", { timeout: 60_00
     }
   });
 
+  it("has one stylesheet: the one the page links is the one the client's scripts name", () => {
+    const sheets = readdirSync(join(ROOT, "build/client/assets")).filter((name) => name.endsWith(".css"));
+    expect(sheets).toHaveLength(1);
+    expect(html).toContain(`<link rel="stylesheet" href="/assets/${sheets[0]}"/>`);
+    expect(first.requests.filter((r) => r.type === "stylesheet").map((r) => new URL(r.url).pathname)).toEqual(
+      [`/assets/${sheets[0]}`],
+    );
+  });
+
   it("fails when a budget is exceeded", () => {
     const tight = { scriptBytes: 1 * KB, stylesheetBytes: 1 * KB, documentBytes: 1 * KB };
     const violations = budgetViolations(first.requests, app.url, tight);
